@@ -1,0 +1,2 @@
+/** Reading YAML configuration with precise, one-line errors that name the field path. */
+package io.tcpopt.common.config;

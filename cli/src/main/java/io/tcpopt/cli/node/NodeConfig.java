@@ -3,6 +3,7 @@ package io.tcpopt.cli.node;
 import io.tcpopt.common.config.ConfigException;
 import io.tcpopt.common.config.ConfigTree;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Set;
@@ -29,6 +30,9 @@ public record NodeConfig(
     Path baseDirectory) {
 
   public static NodeConfig load(Path file) {
+    if (!Files.isRegularFile(file)) {
+      throw new ConfigException("", "config file " + file + (Files.exists(file) ? " is not a regular file" : " does not exist"));
+    }
     ConfigTree root = ConfigTree.load(file);
     Path base = file.toAbsolutePath().getParent();
     return from(root, base);

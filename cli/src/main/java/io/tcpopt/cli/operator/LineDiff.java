@@ -33,14 +33,14 @@ final class LineDiff {
         ops.append(' ');
         texts.add(x[i]);
         pos.add(new int[] {i++, j++});
-      } else if (j < y.length && (i == x.length || lcs[i][j + 1] >= lcs[i + 1][j])) {
-        ops.append('+');
-        texts.add(y[j]);
-        pos.add(new int[] {i, j++});
-      } else {
+      } else if (i < x.length && (j == y.length || lcs[i + 1][j] >= lcs[i][j + 1])) {
         ops.append('-');
         texts.add(x[i]);
         pos.add(new int[] {i++, j});
+      } else {
+        ops.append('+');
+        texts.add(y[j]);
+        pos.add(new int[] {i, j++});
       }
     }
     List<String> out = new ArrayList<>();

@@ -18,7 +18,11 @@ public final class Units {
       v /= 1024;
       u++;
     }
-    return String.format(v >= 100 ? "%.0f%s" : "%.1f%s", v, units[u]);
+    return format(v) + units[u];
+  }
+
+  private static String format(double v) {
+    return v >= 100 || v == Math.rint(v) ? String.format("%.0f", v) : String.format("%.1f", v);
   }
 
   /** Bits per second → {@code 12.3Mbit/s}. */
@@ -33,7 +37,7 @@ public final class Units {
       v /= 1000;
       u++;
     }
-    return String.format(v >= 100 ? "%.0f%s" : "%.1f%s", v, units[u]);
+    return format(v) + units[u];
   }
 
   /** Microseconds → {@code 12.3ms}; negative or zero means unknown. */

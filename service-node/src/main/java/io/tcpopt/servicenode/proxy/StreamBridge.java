@@ -125,6 +125,7 @@ public final class StreamBridge implements StreamHandler {
   }
 
   private void configureLeg(Channel ch) {
+    options.legs().add(ch);
     ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, options.idleTimeout().toNanos(), TimeUnit.NANOSECONDS));
     ch.pipeline().addLast("bridge", new LegHandler());
   }

@@ -350,7 +350,7 @@ PY
 }
 
 # ------------------------------------------------------------------ main
-cat > "$RESULTS/environment.txt" <<ENV
+cat >> "$RESULTS/environment.txt" <<ENV
 date: $(date -u '+%Y-%m-%d %H:%M UTC')
 command: bench/run.sh $([ "$quick" -eq 1 ] && echo --quick) --only $only --modes "$modes"
 machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ { print $2 }') GB RAM, kernel $(uname -r)
@@ -359,10 +359,12 @@ tools: $(iperf3 --version | head -1); $(haproxy -v 2>/dev/null | head -1 | cut -
 commit: $(git -C "$REPO_DIR" rev-parse --short HEAD 2>/dev/null || echo unknown)
 link: ${LINK_MBIT} Mbit/s each way, drop-tail queue 1000 packets, userspace TUN emulator (bench/linkemu)
 ENV
-echo "mode,rtt_ms,loss_pct,mbit_s,seconds,bytes,capped,status" > "$RESULTS/bulk.csv"
-echo "mode,run,total_s,completed,download_s,status" > "$RESULTS/small_window.csv"
-echo "mode,requests,completed,total_s,p50_s,p99_s,server_connections,wan_packets,status" > "$RESULTS/transactions.csv"
-echo "mode,mbit_s,seconds,bytes,relay_cpu_s,cpu_s_per_gb,status" > "$RESULTS/efficiency.csv"
+# --out into an earlier results folder adds rows (e.g. a mode measured later) to its tables.
+header() { [ -s "$RESULTS/$1" ] || echo "$2" > "$RESULTS/$1"; }
+header bulk.csv "mode,rtt_ms,loss_pct,mbit_s,seconds,bytes,capped,status"
+header small_window.csv "mode,run,total_s,completed,download_s,status"
+header transactions.csv "mode,requests,completed,total_s,p50_s,p99_s,server_connections,wan_packets,status"
+header efficiency.csv "mode,mbit_s,seconds,bytes,relay_cpu_s,cpu_s_per_gb,status"
 progress "results in $RESULTS ($([ "$quick" -eq 1 ] && echo quick || echo full) run, benchmarks $only, modes $modes)"
 
 if wants 1 || wants 2 || wants 3; then

@@ -8,6 +8,7 @@ import io.tcpopt.cli.operator.NodesCommand;
 import io.tcpopt.cli.operator.PolicyCommand;
 import io.tcpopt.cli.operator.StatusCommand;
 import io.tcpopt.common.config.ConfigException;
+import io.tcpopt.common.policy.PolicyException;
 import java.io.PrintWriter;
 import java.lang.reflect.Constructor;
 import java.util.concurrent.Callable;
@@ -76,6 +77,7 @@ public final class Main implements Callable<Integer> {
   static boolean isUserError(Throwable e) {
     return e instanceof CliException
         || e instanceof ConfigException
+        || e instanceof PolicyException
         || e instanceof StatusRuntimeException
         || e.getClass().getName().startsWith("io.tcpopt.");
   }

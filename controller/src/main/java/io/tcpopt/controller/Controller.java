@@ -182,10 +182,23 @@ public final class Controller implements AutoCloseable {
     }
   }
 
+  /**
+   * Healthy members of a group. The integrated node in this JVM is always one when it belongs to
+   * the group: it is alive if it asks, and must keep optimizing with the last good state even when
+   * the membership store is unreachable.
+   */
   private List<Candidate> candidates(String group, String groupSite) {
     List<Candidate> out = new ArrayList<>();
+    LocalServiceNode local = localNode;
+    boolean localListed = false;
     for (NodeRecord r : nodes.healthyMembers(group, groupSite)) {
-      out.add(new Candidate(r.name(), r.flowCapacity(), r.activeFlows()));
+      boolean isLocal = local != null && r.name().equals(local.name());
+      localListed |= isLocal;
+      out.add(new Candidate(r.name(), r.flowCapacity(), isLocal ? local.activeFlows() : r.activeFlows()));
+    }
+    if (local != null && !localListed
+        && (local.group().isEmpty() ? local.site().equals(groupSite) : local.group().equals(group))) {
+      out.add(new Candidate(local.name(), local.flowCapacity(), local.activeFlows()));
     }
     return out;
   }

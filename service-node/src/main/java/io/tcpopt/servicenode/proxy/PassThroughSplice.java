@@ -44,12 +44,14 @@ public final class PassThroughSplice {
     bootstrap.handler(new ChannelInboundHandlerAdapter() {
       @Override
       public void handlerAdded(ChannelHandlerContext ctx) {
+        options.legs().add(ctx.channel());
         ctx.pipeline().addLast(new IdleStateHandler(0, 0, options.idleTimeout().toNanos(), TimeUnit.NANOSECONDS));
         ctx.pipeline().addLast(splice.new Side(false));
         ctx.pipeline().remove(this);
       }
     });
     ChannelFuture f = bootstrap.connect(flow.server());
+    options.legs().add(client);
     client.pipeline().addLast(new IdleStateHandler(0, 0, options.idleTimeout().toNanos(), TimeUnit.NANOSECONDS));
     client.pipeline().addLast(splice.new Side(true));
     f.addListener(done -> {

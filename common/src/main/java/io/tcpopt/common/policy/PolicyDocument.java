@@ -1,0 +1,251 @@
+package io.tcpopt.common.policy;
+
+import io.tcpopt.common.config.ConfigException;
+import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.profile.LegProfiles;
+import io.tcpopt.common.profile.TcpProfile;
+import io.tcpopt.common.profile.TcpProfileDefinition;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.yaml.snakeyaml.DumperOptions;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * A complete, validated data policy: prefix lists, service-node groups, user TCP profiles, the
+ * numbered sequences and the default action. Immutable; an instance exists only if the whole
+ * document is valid, so applying one can never half-apply a policy.
+ *
+ * <pre>
+ * prefix-lists:
+ *   BR10: [198.18.1.0/24]
+ *   DC100: [198.19.1.0/24, 2001:db8:100::/48]
+ * service-node-groups:
+ *   SNG-APPQOE: { site: branch }
+ * tcp-profiles:
+ *   bulk: { parent: tcp-wan-optimized, send-buffer: 32MiB }
+ * data-policy:
+ *   name: vpn10-appqoe
+ *   sequences:
+ *     - seq: 1
+ *       match: { vpn: 10, source-prefix-list: BR10, destination-prefix-list: DC100, destination-port: [80, 443, 8000-8999] }
+ *       action: { optimize: { service-node-group: SNG-APPQOE, profiles: { wan: bulk } } }
+ *     - seq: 21
+ *       match: { destination-port: 22 }
+ *       action: pass-through
+ *   default-action: pass-through    # or drop; default pass-through
+ * </pre>
+ *
+ * <p>Sequences are kept sorted by number; {@link #toYaml()} prints the canonical form, which parses
+ * back to an equal document.
+ */
+public final class PolicyDocument {
+  private final String name;
+  private final Map<String, List<Cidr>> prefixLists;
+  private final Map<String, ServiceNodeGroup> serviceNodeGroups;
+  private final Map<String, TcpProfileDefinition> tcpProfiles;
+  private final Map<String, TcpProfile> resolvedProfiles;
+  private final List<Sequence> sequences;
+  private final Action defaultAction;
+
+  PolicyDocument(
+      String name,
+      Map<String, List<Cidr>> prefixLists,
+      Map<String, ServiceNodeGroup> serviceNodeGroups,
+      Map<String, TcpProfileDefinition> tcpProfiles,
+      Map<String, TcpProfile> resolvedProfiles,
+      List<Sequence> sequences,
+      Action defaultAction) {
+    this.name = Objects.requireNonNull(name);
+    this.prefixLists = Collections.unmodifiableMap(new LinkedHashMap<>(prefixLists));
+    this.serviceNodeGroups = Collections.unmodifiableMap(new LinkedHashMap<>(serviceNodeGroups));
+    this.tcpProfiles = Collections.unmodifiableMap(new LinkedHashMap<>(tcpProfiles));
+    this.resolvedProfiles = Collections.unmodifiableMap(new LinkedHashMap<>(resolvedProfiles));
+    this.sequences = List.copyOf(sequences);
+    this.defaultAction = Objects.requireNonNull(defaultAction);
+  }
+
+  /**
+   * Parses and validates policy YAML.
+   *
+   * @param sourceName names the text in a YAML syntax error (a file name, "request", ...)
+   * @throws PolicyException listing every problem found
+   */
+  public static PolicyDocument parse(String yaml, String sourceName) throws PolicyException {
+    ConfigTree tree;
+    try {
+      tree = ConfigTree.parse(yaml, sourceName);
+    } catch (ConfigException e) {
+      throw new PolicyException(List.of(new FieldError(e.path(), e.reason())));
+    }
+    return fromTree(tree);
+  }
+
+  /**
+   * Validates an already parsed tree, e.g. the {@code policy:} section of a node config; error
+   * paths then start with that section's path.
+   */
+  public static PolicyDocument fromTree(ConfigTree tree) throws PolicyException {
+    return PolicyParser.parse(tree);
+  }
+
+  /** The data policy's name ({@code data-policy.name}, default {@code data-policy}). */
+  public String name() {
+    return name;
+  }
+
+  /** Prefix lists by name, in document order. */
+  public Map<String, List<Cidr>> prefixLists() {
+    return prefixLists;
+  }
+
+  public Map<String, ServiceNodeGroup> serviceNodeGroups() {
+    return serviceNodeGroups;
+  }
+
+  /** The user-defined profiles as written (overrides and parent); see {@link #resolvedProfiles()}. */
+  public Map<String, TcpProfileDefinition> tcpProfiles() {
+    return tcpProfiles;
+  }
+
+  /** Built-in and user profiles, fully resolved, by name. */
+  public Map<String, TcpProfile> resolvedProfiles() {
+    return resolvedProfiles;
+  }
+
+  /** The sequences in ascending {@code seq} order: the order in which they are matched. */
+  public List<Sequence> sequences() {
+    return sequences;
+  }
+
+  /** {@link Action#PASS_THROUGH} or {@link Action#DROP}. */
+  public Action defaultAction() {
+    return defaultAction;
+  }
+
+  /** The resolved per-leg profiles of an optimize action of this document. */
+  public LegProfiles legProfiles(SequenceAction action) {
+    if (action.action() != Action.OPTIMIZE) {
+      throw new IllegalArgumentException("only optimize actions have profiles");
+    }
+    return new LegProfiles(
+        resolvedProfiles.get(action.clientProfile()),
+        resolvedProfiles.get(action.wanProfile()),
+        resolvedProfiles.get(action.serverProfile()));
+  }
+
+  /** The canonical YAML text of this document. */
+  public String toYaml() {
+    Map<String, Object> root = new LinkedHashMap<>();
+    if (!prefixLists.isEmpty()) {
+      Map<String, Object> lists = new LinkedHashMap<>();
+      prefixLists.forEach((n, cidrs) -> lists.put(n, cidrs.stream().map(Cidr::toString).toList()));
+      root.put("prefix-lists", lists);
+    }
+    if (!serviceNodeGroups.isEmpty()) {
+      Map<String, Object> groups = new LinkedHashMap<>();
+      serviceNodeGroups.forEach((n, g) -> groups.put(n, Map.of("site", g.site())));
+      root.put("service-node-groups", groups);
+    }
+    if (!tcpProfiles.isEmpty()) {
+      Map<String, Object> profiles = new LinkedHashMap<>();
+      tcpProfiles.forEach((n, d) -> profiles.put(n, d.toYamlMap()));
+      root.put("tcp-profiles", profiles);
+    }
+    Map<String, Object> policy = new LinkedHashMap<>();
+    policy.put("name", name);
+    List<Object> seqs = new ArrayList<>();
+    for (Sequence s : sequences) {
+      seqs.add(sequenceYaml(s));
+    }
+    policy.put("sequences", seqs);
+    policy.put("default-action", defaultAction.yamlName());
+    root.put("data-policy", policy);
+
+    DumperOptions options = new DumperOptions();
+    options.setDefaultFlowStyle(DumperOptions.FlowStyle.AUTO);
+    options.setWidth(160);
+    options.setIndent(2);
+    return new Yaml(options).dump(root);
+  }
+
+  private static Map<String, Object> sequenceYaml(Sequence s) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("seq", s.seq());
+    Match m = s.match();
+    Map<String, Object> match = new LinkedHashMap<>();
+    if (!m.vpns().isEmpty()) {
+      match.put("vpn", m.vpns().size() == 1 ? m.vpns().get(0) : m.vpns());
+    }
+    if (m.sourcePrefixList() != null) {
+      match.put("source-prefix-list", m.sourcePrefixList());
+    }
+    if (m.destinationPrefixList() != null) {
+      match.put("destination-prefix-list", m.destinationPrefixList());
+    }
+    if (!m.sourcePorts().isEmpty()) {
+      match.put("source-port", portsYaml(m.sourcePorts()));
+    }
+    if (!m.destinationPorts().isEmpty()) {
+      match.put("destination-port", portsYaml(m.destinationPorts()));
+    }
+    if (m.protocol() != null) {
+      match.put("protocol", m.protocol());
+    }
+    if (!match.isEmpty()) {
+      out.put("match", match);
+    }
+    SequenceAction a = s.action();
+    if (a.action() == Action.OPTIMIZE) {
+      Map<String, Object> profiles = new LinkedHashMap<>();
+      profiles.put("client", a.clientProfile());
+      profiles.put("wan", a.wanProfile());
+      profiles.put("server", a.serverProfile());
+      Map<String, Object> optimize = new LinkedHashMap<>();
+      optimize.put("service-node-group", a.serviceNodeGroup());
+      optimize.put("profiles", profiles);
+      out.put("action", Map.of("optimize", optimize));
+    } else {
+      out.put("action", a.action().yamlName());
+    }
+    return out;
+  }
+
+  private static Object portsYaml(List<PortRange> ranges) {
+    List<Object> out = new ArrayList<>();
+    for (PortRange r : ranges) {
+      out.add(r.low() == r.high() ? (Object) r.low() : r.toString());
+    }
+    return out.size() == 1 ? out.get(0) : out;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof PolicyDocument)) {
+      return false;
+    }
+    PolicyDocument d = (PolicyDocument) o;
+    return name.equals(d.name)
+        && prefixLists.equals(d.prefixLists)
+        && serviceNodeGroups.equals(d.serviceNodeGroups)
+        && tcpProfiles.equals(d.tcpProfiles)
+        && sequences.equals(d.sequences)
+        && defaultAction == d.defaultAction;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(name, prefixLists, serviceNodeGroups, tcpProfiles, sequences, defaultAction);
+  }
+
+  @Override
+  public String toString() {
+    return "PolicyDocument[" + name + ", " + sequences.size() + " sequences, default " + defaultAction.yamlName() + "]";
+  }
+}

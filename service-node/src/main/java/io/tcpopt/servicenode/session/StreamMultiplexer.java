@@ -235,7 +235,9 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
       if (done.isSuccess()) {
         sendHello();
       } else {
-        log.warn("TLS handshake with {} failed: {}", ctx.channel().remoteAddress(), done.cause().toString());
+        if (!closing && ctx.channel().isActive()) {
+          log.warn("TLS handshake with {} failed: {}", ctx.channel().remoteAddress(), done.cause().toString());
+        }
         closing = true;
         ctx.close();
       }

@@ -99,6 +99,9 @@ class TransparentInterceptionTest {
     server.awaitLine(l -> l.startsWith("LISTENING"), START);
     String sessions = poll(branch, "sessions", l -> l.contains("peer=dc-1 up=" + POOL + " configured=" + POOL));
     assertTrue(sessions.contains("cc=bbr"), sessions);
+    // The DC learnt the branch from HELLO and tuned the accepted connections too.
+    String inbound = poll(dc, "sessions", l -> l.contains("peer=branch-1 up=" + POOL));
+    assertTrue(inbound.contains("cc=bbr"), inbound);
 
     ChildProcess client = lab.java(CLIENT, "client", DigestTool.class, QUICK_JVM, "client", "198.19.1.2", "5201", String.valueOf(FLOWS), "262144", "hold");
     assertEquals("HOLDING " + FLOWS, client.awaitLine(l -> l.startsWith("HOLDING"), Duration.ofSeconds(90)), () -> String.join("\n", client.lines()));

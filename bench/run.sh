@@ -77,6 +77,7 @@ cleanup() {
   local rc=$?
   set +e
   [ "${#PIDS[@]}" -eq 0 ] || stop "${!PIDS[@]}"
+  stop_tcpopt
   "$TESTBED_DIR/down.sh" > /dev/null 2>&1
   [ -z "${LOOP_NS:-}" ] || ! ns_exists "$LOOP_NS" || ip netns del "$LOOP_NS"
   progress "finished (exit $rc); results in $RESULTS"
@@ -104,80 +105,8 @@ target_port() { # target_port MODE iperf|http
   case "$1" in haproxy) echo $(( base + 10000 )) ;; kcptun) echo $(( base + 20000 )) ;; *) echo "$base" ;; esac
 }
 
-make_certs() { # one CA and a certificate per node (SAN: name, localhost, the node addresses)
-  local dir="$1" n
-  [ -f "$dir/ca.crt" ] && return 0
-  command -v openssl > /dev/null || { echo "openssl not found"; return 1; }
-  mkdir -p "$dir"
-  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 7 \
-    -subj "/CN=tcpopt bench CA" -keyout "$dir/ca.key" -out "$dir/ca.crt" 2> /dev/null
-  for n in branch-1 dc-1; do
-    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=$n" \
-      -keyout "$dir/$n.key" -out "$dir/$n.csr" 2> /dev/null
-    printf 'subjectAltName=DNS:%s,DNS:localhost,IP:127.0.0.1,IP:%s,IP:%s\nextendedKeyUsage=serverAuth,clientAuth\nbasicConstraints=CA:FALSE\n' \
-      "$n" "$BRANCH_WAN_IP" "$DC_WAN_IP" > "$dir/$n.ext"
-    openssl x509 -req -in "$dir/$n.csr" -CA "$dir/ca.crt" -CAkey "$dir/ca.key" -CAcreateserial \
-      -days 7 -extfile "$dir/$n.ext" -out "$dir/$n.crt" 2> /dev/null
-  done
-}
-
-# Node configs (CONTRACTS.md section 1). WAN buffers are sized for the largest RTT benchmarked.
-write_tcpopt_configs() { # write_tcpopt_configs DIR testbed|loopback
-  local dir="$1" kind="$2" certs="$1/certs"
-  make_certs "$certs" || return 1
-  tls() { printf '    tls: { certificate: %s/%s.crt, private-key: %s/%s.key, trusted: %s/ca.crt }\n' "$certs" "$1" "$certs" "$1" "$certs"; }
-  local wan_common="    connections: 4
-    link: { bandwidth: ${LINK_MBIT}Mbit, rtt: 250ms, pacing: true }
-    congestion-control: bbr"
-  if [ "$kind" = testbed ]; then
-    cat > "$dir/branch.yaml" <<YAML
-node: { name: branch-1, site: branch, roles: [service-node] }
-service-node:
-  wan:
-    listen: $BRANCH_WAN_IP:7800
-$(tls branch-1)
-$wan_common
-  peers:
-    - { name: dc-1, site: dc, address: $DC_WAN_IP:7800, prefixes: [198.19.1.0/24] }
-  interception:
-    transparent: { port: 7900, install-rules: true, sources: [198.18.1.0/24], destinations: [198.19.1.0/24] }
-YAML
-    cat > "$dir/dc.yaml" <<YAML
-node: { name: dc-1, site: dc, roles: [service-node] }
-service-node:
-  wan:
-    listen: $DC_WAN_IP:7800
-$(tls dc-1)
-$wan_common
-  peers: []
-YAML
-  else
-    cat > "$dir/branch.yaml" <<YAML
-node: { name: branch-1, site: branch, roles: [service-node] }
-service-node:
-  wan:
-    listen: 127.0.0.1:7801
-$(tls branch-1)
-$wan_common
-  peers:
-    - { name: dc-1, site: dc, address: 127.0.0.1:7800, prefixes: [127.0.0.0/8] }
-  interception:
-    listeners:
-      - { listen: 127.0.0.1:18201, target: 127.0.0.1:$IPERF_PORT, site: dc }
-YAML
-    cat > "$dir/dc.yaml" <<YAML
-node: { name: dc-1, site: dc, roles: [service-node] }
-service-node:
-  wan:
-    listen: 127.0.0.1:7800
-$(tls dc-1)
-$wan_common
-  peers: []
-YAML
-  fi
-}
-
 tcpopt_ready_launcher() {
+  [ -n "${TCPOPT_JAR:-}" ] && return 0
   [ -x "$REPO_DIR/tcpopt" ] || { echo "no ./tcpopt launcher in this checkout"; return 1; }
   if [ -z "${TCPOPT_BUILT:-}" ]; then
     progress "building tcpopt (./tcpopt builds its jar when stale)"
@@ -187,23 +116,17 @@ tcpopt_ready_launcher() {
   fi
 }
 
-start_tcpopt() { # start_tcpopt BRANCH_NS DC_NS KIND
-  local dir="$STATE_DIR/tcpopt-$3"
-  mkdir -p "$dir"
+start_tcpopt() { # start_tcpopt testbed|LOOPBACK_NS; the nodes' pids go into PIDS for the CPU count
   tcpopt_ready_launcher || return 1
-  write_tcpopt_configs "$dir" "$3" || return 1
-  spawn tcpopt-dc "$2" env JAVA_OPTS="${TCPOPT_JAVA_OPTS:--Xmx1g}" "$REPO_DIR/tcpopt" run --config "$dir/dc.yaml"
-  spawn tcpopt-branch "$1" env JAVA_OPTS="${TCPOPT_JAVA_OPTS:--Xmx1g}" "$REPO_DIR/tcpopt" run --config "$dir/branch.yaml"
-  local port; [ "$3" = testbed ] && port=7900 || port=18201
-  wait_listen "$1" "$port" 60 || { echo "branch node not listening on $port: $(tail -2 "$RESULTS/logs/tcpopt-branch.log")"; return 1; }
-  local i
-  for i in $(seq 300); do # the warm session: an established connection to the DC node
-    ip netns exec "$1" ss -Htn state established "dport = :7800" | grep -q . && return 0
-    sleep 0.1
-  done
-  echo "no WAN session to the DC node: $(tail -2 "$RESULTS/logs/tcpopt-branch.log")"
-  return 1
+  local where=() pid
+  [ "$1" = testbed ] || where=(--loopback "$1")
+  JAVA_OPTS="${TCPOPT_JAVA_OPTS:--Xmx1g}" "$TESTBED_DIR/tcpopt-nodes.sh" up --bandwidth "$LINK_MBIT" --rtt 250 "${where[@]}" || return 1
+  local pids=($("$TESTBED_DIR/tcpopt-nodes.sh" pids "${where[@]}"))
+  TCPOPT_PIDS=("${pids[@]}")
+  TCPOPT_WHERE=("${where[@]}")
 }
+stop_tcpopt() { "$TESTBED_DIR/tcpopt-nodes.sh" down "${TCPOPT_WHERE[@]}" 2> /dev/null || true; TCPOPT_PIDS=(); }
+TCPOPT_PIDS=() TCPOPT_WHERE=()
 
 write_haproxy_config() { # NAME LISTEN_IP LISTEN_PORT_BASE_OFFSET -> file; "FRONT_PORT:BACK_ADDR" pairs
   local file="$1"; shift
@@ -258,14 +181,14 @@ start_kcptun() { # kcptun client at the branch, server at the DC; one pair per s
 start_mode() {
   case "$1" in
     direct) return 0 ;;
-    tcpopt) start_tcpopt "$NS_BRANCH" "$NS_DC" testbed ;;
+    tcpopt) start_tcpopt testbed ;;
     haproxy) start_haproxy "$NS_BRANCH" "$NS_DC" testbed ;;
     kcptun) start_kcptun ;;
   esac
 }
 stop_mode() {
   case "$1" in
-    tcpopt) stop tcpopt-branch tcpopt-dc ;;
+    tcpopt) stop_tcpopt ;;
     haproxy) stop haproxy-branch haproxy-dc ;;
     kcptun) stop kcptun-client-iperf kcptun-server-iperf kcptun-client-http kcptun-server-http ;;
   esac
@@ -386,12 +309,12 @@ efficiency() {
     case "$mode" in
       direct) port=$IPERF_PORT; pids=() ;;
       tcpopt) port=18201
-              if ! start_tcpopt "$LOOP_NS" "$LOOP_NS" loopback > "$RESULTS/logs/start-efficiency-tcpopt.txt" 2>&1; then
+              if ! start_tcpopt "$LOOP_NS" > "$RESULTS/logs/start-efficiency-tcpopt.txt" 2>&1; then
                 why="$(tr '\n,' ' ;' < "$RESULTS/logs/start-efficiency-tcpopt.txt")"
                 progress "  tcpopt unavailable: $why"; stop_mode tcpopt
                 echo "tcpopt,0,0,0,0,0,unavailable" >> "$RESULTS/efficiency.csv"; continue
               fi
-              pids=("${PIDS[tcpopt-branch]}" "${PIDS[tcpopt-dc]}") ;;
+              pids=("${TCPOPT_PIDS[@]}") ;;
       haproxy) port=18202
                if ! start_haproxy "$LOOP_NS" "$LOOP_NS" loopback > "$RESULTS/logs/start-efficiency-haproxy.txt" 2>&1; then
                  progress "  haproxy unavailable: $(tr '\n' ' ' < "$RESULTS/logs/start-efficiency-haproxy.txt")"; stop_mode haproxy; continue
@@ -427,7 +350,7 @@ PY
 }
 
 # ------------------------------------------------------------------ main
-cat > "$RESULTS/environment.txt" <<ENV
+cat >> "$RESULTS/environment.txt" <<ENV
 date: $(date -u '+%Y-%m-%d %H:%M UTC')
 command: bench/run.sh $([ "$quick" -eq 1 ] && echo --quick) --only $only --modes "$modes"
 machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ { print $2 }') GB RAM, kernel $(uname -r)
@@ -436,10 +359,12 @@ tools: $(iperf3 --version | head -1); $(haproxy -v 2>/dev/null | head -1 | cut -
 commit: $(git -C "$REPO_DIR" rev-parse --short HEAD 2>/dev/null || echo unknown)
 link: ${LINK_MBIT} Mbit/s each way, drop-tail queue 1000 packets, userspace TUN emulator (bench/linkemu)
 ENV
-echo "mode,rtt_ms,loss_pct,mbit_s,seconds,bytes,capped,status" > "$RESULTS/bulk.csv"
-echo "mode,run,total_s,completed,download_s,status" > "$RESULTS/small_window.csv"
-echo "mode,requests,completed,total_s,p50_s,p99_s,server_connections,wan_packets,status" > "$RESULTS/transactions.csv"
-echo "mode,mbit_s,seconds,bytes,relay_cpu_s,cpu_s_per_gb,status" > "$RESULTS/efficiency.csv"
+# --out into an earlier results folder adds rows (e.g. a mode measured later) to its tables.
+header() { [ -s "$RESULTS/$1" ] || echo "$2" > "$RESULTS/$1"; }
+header bulk.csv "mode,rtt_ms,loss_pct,mbit_s,seconds,bytes,capped,status"
+header small_window.csv "mode,run,total_s,completed,download_s,status"
+header transactions.csv "mode,requests,completed,total_s,p50_s,p99_s,server_connections,wan_packets,status"
+header efficiency.csv "mode,mbit_s,seconds,bytes,relay_cpu_s,cpu_s_per_gb,status"
 progress "results in $RESULTS ($([ "$quick" -eq 1 ] && echo quick || echo full) run, benchmarks $only, modes $modes)"
 
 if wants 1 || wants 2 || wants 3; then

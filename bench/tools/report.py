@@ -173,6 +173,50 @@ def efficiency_section(folder, out):
     out.append("")
 
 
+def targets_section(folder, out):
+    """The issue's targets for tcpopt, each marked met or missed (reported, not asserted)."""
+    bulk = [r for r in read(folder, "bulk.csv")]
+    mine = [r for r in bulk if r["mode"] == "tcpopt"]
+    if not mine:
+        return
+    lines = []
+    def by(mode, r):
+        return next((x for x in bulk if x["mode"] == mode and x["rtt_ms"] == r["rtt_ms"] and x["loss_pct"] == r["loss_pct"]), None)
+    low = [r for r in mine if float(r["mbit_s"]) < 0.95 * LINK_MBIT]
+    lines.append("| bulk: >= 95%% of the link rate on every row | %s |" % (
+        "met" if not low else "missed on %d/%d rows (lowest %.1f Mbit/s = %.0f%%)" % (
+            len(low), len(mine), min(float(r["mbit_s"]) for r in low), 100 * min(float(r["mbit_s"]) for r in low) / LINK_MBIT)))
+    zero = [(r, by("direct", r)) for r in mine if float(r["rtt_ms"]) == 0]
+    slower = [r for r, d in zero if d is not None and float(r["mbit_s"]) < float(d["mbit_s"])]
+    lines.append("| bulk: at RTT 0 no slower than direct | %s |" % ("met" if zero and not slower else
+        "missed at loss %s" % ", ".join(r["loss_pct"] + "%" for r in slower) if slower else "not measured"))
+    for peer in ("haproxy", "kcptun"):
+        rows = [(r, by(peer, r)) for r in mine if by(peer, r) is not None]
+        if rows:
+            behind = [r for r, p in rows if float(r["mbit_s"]) <= float(p["mbit_s"])]
+            lines.append("| bulk: ahead of %s on every row | %s |" % (
+                peer, "met" if not behind else "missed on %d/%d rows" % (len(behind), len(rows))))
+    sw = [r for r in read(folder, "small_window.csv") if r["mode"] == "tcpopt"]
+    if sw:
+        done = sum(int(r["completed"]) for r in sw)
+        total = sum(float(r["total_s"]) for r in sw)
+        floor = done * (SW_RTT_S + link_seconds(SW_SIZE))
+        ratio = total / floor if floor else float("inf")
+        lines.append("| small window: within 120%% of the floor | %s (%.0f%% of the floor) |" % ("met" if ratio <= 1.2 and done == 3 * len(sw) else "missed", 100 * ratio))
+    tx = [r for r in read(folder, "transactions.csv") if r["mode"] == "tcpopt"]
+    for r in tx:
+        floor = int(r["requests"]) * link_seconds(TX_SIZE)
+        ratio = float(r["total_s"]) / floor
+        lines.append("| transactions: all within 115%% of the floor | %s (%.0f%%) |" % ("met" if ratio <= 1.15 and r["status"] == "ok" else "missed", 100 * ratio))
+        p50_target = 1.3 * (TX_RTT_S + link_seconds(TX_CONCURRENCY * TX_SIZE))
+        lines.append("| transactions: p50 within %.3f s | %s (p50 %s s) |" % (p50_target, "met" if float(r["p50_s"]) <= p50_target else "missed", r["p50_s"]))
+    out.append("## Targets (issue 5) for tcpopt\n")
+    out.append("| target | result |")
+    out.append("|---|---|")
+    out.extend(lines)
+    out.append("")
+
+
 def main():
     folder = sys.argv[1]
     out = ["# tcpopt benchmark results\n"]
@@ -184,6 +228,7 @@ def main():
         out.append("Modes not measured:\n")
         out.extend("- " + line.strip() for line in open(unavailable) if line.strip())
         out.append("")
+    targets_section(folder, out)
     bulk_section(folder, out)
     small_window_section(folder, out)
     transactions_section(folder, out)

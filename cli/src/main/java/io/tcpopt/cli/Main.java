@@ -8,8 +8,10 @@ import io.tcpopt.cli.operator.NodesCommand;
 import io.tcpopt.cli.operator.PolicyCommand;
 import io.tcpopt.cli.operator.StatusCommand;
 import io.tcpopt.common.config.ConfigException;
+import io.tcpopt.common.policy.PolicyException;
 import java.io.PrintWriter;
 import java.lang.reflect.Constructor;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -43,7 +45,18 @@ public final class Main implements Callable<Integer> {
   }
 
   public static void main(String[] args) {
+    // Before anything logs: Hazelcast through SLF4J like the rest, and quieter demo output.
+    setDefault("hazelcast.logging.type", "slf4j");
+    if (args.length > 0 && args[0].equals("demo") && !List.of(args).contains("--verbose")) {
+      setDefault("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    }
     System.exit(execute(args, CliContext.system()));
+  }
+
+  private static void setDefault(String property, String value) {
+    if (System.getProperty(property) == null) {
+      System.setProperty(property, value);
+    }
   }
 
   /** Runs one command line and returns its exit code; never calls {@link System#exit}. */
@@ -76,6 +89,7 @@ public final class Main implements Callable<Integer> {
   static boolean isUserError(Throwable e) {
     return e instanceof CliException
         || e instanceof ConfigException
+        || e instanceof PolicyException
         || e instanceof StatusRuntimeException
         || e.getClass().getName().startsWith("io.tcpopt.");
   }

@@ -9,7 +9,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import io.tcpopt.servicenode.flow.FlowEntry;
 import io.tcpopt.servicenode.flow.FlowEntry.WanFigures;
 import io.tcpopt.servicenode.flow.FlowKind;
@@ -82,7 +84,8 @@ public final class ServiceNode implements AutoCloseable {
     this.sessions = new SessionRegistry(new SessionMetrics());
     this.routes = new SiteRoutes(config.peers());
     ServiceNodeConfig.Lan lan = config.lan();
-    this.legOptions = new LegOptions(lan.connectTimeout(), lan.idleTimeout(), lan.bufferLow(), lan.bufferHigh(), config.wan().openCoalescing());
+    this.legOptions = new LegOptions(lan.connectTimeout(), lan.idleTimeout(), lan.bufferLow(), lan.bufferHigh(), config.wan().openCoalescing(),
+        new DefaultChannelGroup("legs", GlobalEventExecutor.INSTANCE));
     int wanHigh = Math.max(1 << 20, Math.min(config.wan().streamWindow(), 16 << 20));
     this.wanSockets = new WanSockets(wanHigh / 2, wanHigh, WanTuning.forConfig(config.wan()));
     this.sessionSettings = new SessionSettings(config.nodeName(), config.site(), config.wan().maxFrameSize(), config.wan().streamWindow(),
@@ -360,6 +363,9 @@ public final class ServiceNode implements AutoCloseable {
       } catch (Exception e) {
         log.warn("removing transparent interception rules failed: {}", e.toString());
       }
+    }
+    for (Channel leg : legOptions.legs()) {
+      Legs.reset(leg);
     }
     for (PeerSessionPool p : pools) {
       p.close();

@@ -2,9 +2,8 @@ package io.tcpopt.servicenode;
 
 import io.tcpopt.common.config.ConfigException;
 import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.tls.TlsFiles;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -20,7 +19,7 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
   /** The inter-node side. {@code tls} is null exactly when {@code plaintext}. */
   public record Wan(
       InetSocketAddress listen,
-      Tls tls,
+      TlsFiles tls,
       boolean plaintext,
       int connections,
       Link link,
@@ -30,9 +29,6 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
       int maxFrameSize,
       int maxStreams,
       Duration openCoalescing) {}
-
-  /** PEM files for mutual TLS: this node's chain and key, and the CA(s) its peers must chain to. */
-  public record Tls(Path certificate, Path privateKey, Path trusted) {}
 
   /** The WAN link: sizes buffers and the default stream window, caps pacing when {@code pacing}. */
   public record Link(long bandwidthBitsPerSecond, Duration rtt, boolean pacing) {
@@ -87,12 +83,12 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
         "max-frame-size", "max-streams", "open-coalescing");
     InetSocketAddress listen = w.socketAddress("listen");
     boolean plaintext = w.bool("plaintext", false); // default false: mutual TLS
-    Tls tls = null;
+    TlsFiles tls = null;
     if (!plaintext) {
       if (!w.has("tls")) {
         throw new ConfigException(w.path() + ".tls", "is required (mutual TLS), unless plaintext: true is set explicitly");
       }
-      tls = tls(w.get("tls"));
+      tls = TlsFiles.from(w.get("tls"));
     } else if (w.has("tls")) {
       throw new ConfigException(w.path() + ".plaintext", "is true but tls is configured too: choose one");
     }
@@ -130,19 +126,6 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
       throw new ConfigException(w.path() + ".open-coalescing", "must be at most 100ms");
     }
     return new Wan(listen, tls, plaintext, connections, link, cc, keepalive, (int) window, (int) maxFrame, maxStreams, coalescing);
-  }
-
-  private static Tls tls(ConfigTree t) {
-    t.requireOnly("certificate", "private-key", "trusted");
-    return new Tls(file(t, "certificate"), file(t, "private-key"), file(t, "trusted"));
-  }
-
-  private static Path file(ConfigTree t, String key) {
-    Path p = Path.of(t.string(key));
-    if (!Files.isReadable(p)) {
-      throw new ConfigException(t.path() + "." + key, "cannot read file " + p);
-    }
-    return p;
   }
 
   private static List<Peer> peers(ConfigTree section) {

@@ -1,5 +1,8 @@
 package io.tcpopt.servicenode;
 
+import io.tcpopt.servicenode.intercept.transparent.TproxyException;
+import io.tcpopt.servicenode.intercept.transparent.TproxyRules;
+
 /** Installs the transparent interception rules (nftables TPROXY + policy routing) for the listener. */
 final class TransparentRules {
   static final int MARK = 1;
@@ -8,6 +11,10 @@ final class TransparentRules {
   private TransparentRules() {}
 
   static AutoCloseable install(ServiceNodeConfig.Transparent t) {
-    throw new ServiceNodeException("service-node.interception.transparent.install-rules: the rule installer is not part of this build");
+    try {
+      return TproxyRules.install(t.port(), MARK, ROUTE_TABLE, t.sources(), t.destinations());
+    } catch (TproxyException e) {
+      throw new ServiceNodeException("service-node.interception.transparent: " + e.getMessage(), e);
+    }
   }
 }

@@ -1,29 +1,28 @@
 package io.tcpopt.servicenode;
 
-import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.SslProvider;
+import io.tcpopt.common.tls.TlsContexts;
+import io.tcpopt.common.tls.TlsFiles;
 
-/** Mutual TLS 1.3 contexts for the inter-node sessions. */
+/** Mutual TLS 1.3 contexts for the inter-node sessions; a failure is one clear line. */
 final class WanTls {
   private WanTls() {}
 
-  static SslContext server(ServiceNodeConfig.Tls tls) {
+  static SslContext server(TlsFiles tls) {
     try {
-      return SslContextBuilder.forServer(tls.certificate().toFile(), tls.privateKey().toFile())
-          .trustManager(tls.trusted().toFile()).clientAuth(ClientAuth.REQUIRE).protocols("TLSv1.3").sslProvider(SslProvider.JDK).build();
-    } catch (Exception e) {
-      throw new ServiceNodeException("service-node.wan.tls: cannot load " + tls.certificate() + " / " + tls.privateKey() + ": " + e.getMessage(), e);
+      return TlsContexts.server(tls);
+    } catch (RuntimeException e) {
+      throw new ServiceNodeException("service-node.wan.tls: cannot build the TLS server context from " + tls.certificateChain() + ": "
+          + e.getMessage(), e);
     }
   }
 
-  static SslContext client(ServiceNodeConfig.Tls tls) {
+  static SslContext client(TlsFiles tls) {
     try {
-      return SslContextBuilder.forClient().keyManager(tls.certificate().toFile(), tls.privateKey().toFile())
-          .trustManager(tls.trusted().toFile()).protocols("TLSv1.3").sslProvider(SslProvider.JDK).build();
-    } catch (Exception e) {
-      throw new ServiceNodeException("service-node.wan.tls: cannot load " + tls.certificate() + " / " + tls.privateKey() + ": " + e.getMessage(), e);
+      return TlsContexts.client(tls);
+    } catch (RuntimeException e) {
+      throw new ServiceNodeException("service-node.wan.tls: cannot build the TLS client context from " + tls.certificateChain() + ": "
+          + e.getMessage(), e);
     }
   }
 }

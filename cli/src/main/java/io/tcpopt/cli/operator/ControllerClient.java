@@ -23,6 +23,9 @@ public interface ControllerClient extends AutoCloseable {
   /** The active policy ({@code version <= 0}) or a stored version. */
   Views.PolicyVersion policy(long version);
 
+  /** A unified diff from the active policy to {@code candidateYaml}; empty when they are the same. */
+  String diff(String candidateYaml);
+
   /** Re-activates a stored version as a new version; returns it. */
   Views.PolicyVersion rollback(long version);
 

@@ -2,6 +2,8 @@ package io.tcpopt.cli.operator;
 
 import io.tcpopt.cli.CliContext;
 import io.tcpopt.cli.CliException;
+import io.tcpopt.common.config.ConfigException;
+import io.tcpopt.common.policy.PolicyException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -62,7 +64,12 @@ public final class PolicyCommand {
 
     String yaml() {
       String text = read(file);
-      LocalPolicy.check(text, file.toString());
+      try {
+        LocalPolicy.check(text, file.toString());
+      } catch (PolicyException | ConfigException e) {
+        String message = e.getMessage();
+        throw new CliException(message.startsWith(file.toString()) ? message : file + ": " + message);
+      }
       return text;
     }
   }
@@ -148,18 +155,17 @@ public final class PolicyCommand {
 
     @Override
     int execute(ControllerClient client) {
-      Views.PolicyVersion active = client.policy(0);
-      String proposed = LocalPolicy.normalize(yaml(), file.toString());
-      String current = LocalPolicy.normalize(active.yaml(), "active policy");
-      List<String> lines = LineDiff.unified(current, proposed, "active (version " + active.version() + ")", file.toString());
+      List<String> diff = client.diff(yaml()).lines().toList();
+      int body = diff.size() >= 2 && diff.get(0).startsWith("--- ") && diff.get(1).startsWith("+++ ") ? 2 : 0;
+      boolean changed = diff.stream().skip(body).anyMatch(l -> l.startsWith("+") || l.startsWith("-"));
+      List<String> lines = changed ? diff : List.of();
       if (output.json()) {
         Map<String, Object> json = new LinkedHashMap<>();
-        json.put("activeVersion", active.version());
         json.put("identical", lines.isEmpty());
         json.put("diff", lines);
         printJson(json);
       } else if (lines.isEmpty()) {
-        context.out().println("no differences from the active policy (version " + active.version() + ")");
+        context.out().println("no differences from the active policy");
       } else {
         lines.forEach(context.out()::println);
       }

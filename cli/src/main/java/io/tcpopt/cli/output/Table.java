@@ -2,7 +2,6 @@ package io.tcpopt.cli.output;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -38,13 +37,17 @@ public final class Table {
     int n = headers.size();
     int[] width = new int[n];
     boolean[] right = new boolean[n];
-    Arrays.fill(right, !rows.isEmpty());
     for (int c = 0; c < n; c++) {
       width[c] = headers.get(c).length();
+      boolean numeric = true;
+      boolean anyValue = false;
       for (List<String> row : rows) {
-        width[c] = Math.max(width[c], row.get(c).length());
-        right[c] &= looksNumeric(row.get(c));
+        String cell = row.get(c);
+        width[c] = Math.max(width[c], cell.length());
+        numeric &= cell.equals("-") || looksNumeric(cell);
+        anyValue |= !cell.equals("-");
       }
+      right[c] = numeric && anyValue;
     }
     StringBuilder line = new StringBuilder();
     for (int c = 0; c < n; c++) {
@@ -69,6 +72,6 @@ public final class Table {
   }
 
   private static boolean looksNumeric(String s) {
-    return s.equals("-") || s.matches("[-+]?[0-9][0-9.,]*\\s?([kKMGT]i?B|[kMG]?bit/s|[kMG]?B/s|ms|s|%|B)?");
+    return s.matches("[-+]?[0-9][0-9.,]*\\s?([kKMGT]i?B|[kMG]?bit/s|[kMG]?B/s|ms|s|%|B)?");
   }
 }

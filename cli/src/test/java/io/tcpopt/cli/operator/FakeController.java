@@ -70,6 +70,17 @@ final class FakeController implements ControllerClient {
   }
 
   @Override
+  public String diff(String candidateYaml) {
+    if (candidateYaml.equals(current().yaml())) {
+      return "";
+    }
+    StringBuilder diff = new StringBuilder("--- active\n+++ candidate\n");
+    current().yaml().lines().forEach(l -> diff.append('-').append(l).append('\n'));
+    candidateYaml.lines().forEach(l -> diff.append('+').append(l).append('\n'));
+    return diff.toString();
+  }
+
+  @Override
   public Views.PolicyVersion rollback(long version) {
     Views.PolicyVersion old = policy(version);
     return applyPolicy(old.yaml(), "rollback");

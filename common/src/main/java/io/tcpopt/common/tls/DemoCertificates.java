@@ -65,7 +65,8 @@ public final class DemoCertificates {
    * Writes the CA and one certificate per node into {@code dir} (created if needed) and returns
    * each node's files, in the order given.
    *
-   * @throws IllegalArgumentException for an empty list or a name that is not a DNS name
+   * @throws IllegalArgumentException for an empty list, a name that is not a DNS name, or an
+   *     existing {@code ca.crt}/{@code ca.key} that cannot be used
    * @throws UncheckedIOException when the directory or a file cannot be written
    */
   public static Map<String, TlsFiles> generate(Path dir, List<String> nodeNames) {

@@ -39,7 +39,6 @@ final class PolicyGrpcService extends PolicyServiceGrpc.PolicyServiceImplBase {
   @Override
   public void apply(ApplyPolicyRequest request, StreamObserver<ApplyPolicyResponse> out) {
     respond(out, () -> {
-      requireNotEmpty(request.getYaml());
       long expected = request.getExpectedActiveVersion() == 0 ? -1 : request.getExpectedActiveVersion();
       PolicyVersion v = store.apply(request.getYaml(), request.getComment(), expected);
       return ApplyPolicyResponse.newBuilder().setInfo(info(v, true)).build();
@@ -58,9 +57,6 @@ final class PolicyGrpcService extends PolicyServiceGrpc.PolicyServiceImplBase {
   public void validate(ValidatePolicyRequest request, StreamObserver<ValidatePolicyResponse> out) {
     respond(out, () -> {
       ValidatePolicyResponse.Builder b = ValidatePolicyResponse.newBuilder();
-      if (request.getYaml().isBlank()) {
-        return b.setValid(false).addViolations(violation(emptyDocument())).build();
-      }
       try {
         PolicyDocument d = store.validate(request.getYaml());
         return b.setValid(true).setName(d.name()).build();
@@ -118,17 +114,6 @@ final class PolicyGrpcService extends PolicyServiceGrpc.PolicyServiceImplBase {
   private long activeVersion() {
     ActivePolicy a = store.active();
     return a == null ? 0 : a.versionNumber();
-  }
-
-  private static void requireNotEmpty(String yaml) {
-    if (yaml.isBlank()) {
-      FieldError f = emptyDocument();
-      throw ApiErrors.invalid(f.path() + ": " + f.reason(), List.of(f));
-    }
-  }
-
-  private static FieldError emptyDocument() {
-    return new FieldError("data-policy", "the policy document is empty");
   }
 
   private static RuntimeException notFound(long version) {

@@ -78,15 +78,20 @@ public final class ClusterMember implements AutoCloseable {
     join.getAutoDetectionConfig().setEnabled(false);
     join.getTcpIpConfig().setEnabled(true).setConnectionTimeoutSeconds(2).setMembers(c.members());
 
-    SplitBrainProtectionConfig protection =
-        new SplitBrainProtectionConfig(POLICY_PROTECTION, true, c.minimumClusterSize());
-    protection.setProtectOn(SplitBrainProtectionOn.WRITE);
-    config.addSplitBrainProtectionConfig(protection);
-    int backups = Math.min(2, Math.max(0, c.members().size() - 1));
-    config.addMapConfig(
-        new MapConfig(POLICY_MAPS + "*").setBackupCount(backups).setSplitBrainProtectionName(POLICY_PROTECTION));
-    config.addMapConfig(new MapConfig(MEMBERSHIP_MAPS + "*").setBackupCount(Math.min(1, backups)));
-    config.addMapConfig(new MapConfig(MEMBERSHIP_MAPS).setBackupCount(Math.min(1, backups)));
+    // Two synchronous backups (Hazelcast keeps as many as there are other members): the policy
+    // survives losing any two of three controllers. Every member must use the same settings.
+    MapConfig policyMaps = new MapConfig(POLICY_MAPS + "*").setBackupCount(2);
+    if (c.minimumClusterSize() > 1) {
+      // A lone controller (minimum 1) needs no protection; Hazelcast would also report a
+      // protection that never saw a membership change as unsatisfied.
+      SplitBrainProtectionConfig protection =
+          new SplitBrainProtectionConfig(POLICY_PROTECTION, true, c.minimumClusterSize());
+      protection.setProtectOn(SplitBrainProtectionOn.WRITE);
+      config.addSplitBrainProtectionConfig(protection);
+      policyMaps.setSplitBrainProtectionName(POLICY_PROTECTION);
+    }
+    config.addMapConfig(policyMaps);
+    config.addMapConfig(new MapConfig(MEMBERSHIP_MAPS).setBackupCount(1));
     return config;
   }
 
@@ -109,8 +114,13 @@ public final class ClusterMember implements AutoCloseable {
 
   /** Whether policy writes are allowed here (this side sees at least the minimum cluster size). */
   public boolean hasWriteQuorum() {
-    return hazelcast.getLifecycleService().isRunning()
-        && hazelcast.getSplitBrainProtectionService().getSplitBrainProtection(POLICY_PROTECTION).hasMinimumSize();
+    if (!hazelcast.getLifecycleService().isRunning()) {
+      return false;
+    }
+    if (config.minimumClusterSize() <= 1) {
+      return true;
+    }
+    return hazelcast.getSplitBrainProtectionService().getSplitBrainProtection(POLICY_PROTECTION).hasMinimumSize();
   }
 
   /** Leaves the cluster gracefully (partitions migrate to the remaining members); idempotent. */

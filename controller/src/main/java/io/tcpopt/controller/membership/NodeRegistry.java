@@ -81,8 +81,7 @@ public final class NodeRegistry implements AutoCloseable {
 
     @Override
     public void entryUpdated(EntryEvent<String, NodeRecord> e) {
-      NodeRecord previous = mirror.put(e.getKey(), e.getValue());
-      if (previous == null || !isHealthy(previous)) {
+      if (mirrorNewer(e.getValue()) == null) {
         changed();
       }
     }
@@ -115,8 +114,14 @@ public final class NodeRegistry implements AutoCloseable {
 
   /** Records a heartbeat; false when the node is unknown (it must register again). */
   public boolean heartbeat(String name, long activeFlows, long policyVersion, String controller) {
-    Boolean known = nodes.executeOnKey(name, new Beat(activeFlows, policyVersion, clock.millis(), controller));
-    return Boolean.TRUE.equals(known);
+    NodeRecord updated = nodes.executeOnKey(name, new Beat(activeFlows, policyVersion, clock.millis(), controller));
+    if (updated == null) {
+      return false;
+    }
+    if (mirrorNewer(updated) == null) {
+      changed(); // it was unknown here: back to healthy
+    }
+    return true;
   }
 
   /** Removes a node at once (orderly shutdown). */
@@ -126,7 +131,20 @@ public final class NodeRegistry implements AutoCloseable {
     changed();
   }
 
-  static final class Beat implements EntryProcessor<String, NodeRecord, Boolean> {
+  /** Puts {@code r} into the mirror unless the mirror already holds a later state; returns the previous value. */
+  private NodeRecord mirrorNewer(NodeRecord r) {
+    NodeRecord[] previous = new NodeRecord[1];
+    mirror.compute(r.name(), (k, old) -> {
+      previous[0] = old;
+      boolean newer = old == null
+          || r.registeredAtMillis() > old.registeredAtMillis()
+          || (r.registeredAtMillis() == old.registeredAtMillis() && r.lastHeartbeatMillis() >= old.lastHeartbeatMillis());
+      return newer ? r : old;
+    });
+    return previous[0] == null || !isHealthy(previous[0]) ? null : previous[0];
+  }
+
+  static final class Beat implements EntryProcessor<String, NodeRecord, NodeRecord> {
     private static final long serialVersionUID = 1L;
     private final long activeFlows;
     private final long policyVersion;
@@ -141,13 +159,14 @@ public final class NodeRegistry implements AutoCloseable {
     }
 
     @Override
-    public Boolean process(Map.Entry<String, NodeRecord> entry) {
+    public NodeRecord process(Map.Entry<String, NodeRecord> entry) {
       NodeRecord r = entry.getValue();
       if (r == null) {
-        return false;
+        return null;
       }
-      entry.setValue(r.withHeartbeat(activeFlows, policyVersion, Math.max(atMillis, r.lastHeartbeatMillis()), controller));
-      return true;
+      NodeRecord updated = r.withHeartbeat(activeFlows, policyVersion, Math.max(atMillis, r.lastHeartbeatMillis()), controller);
+      entry.setValue(updated);
+      return updated;
     }
   }
 

@@ -1,6 +1,5 @@
 package io.tcpopt.controller.policy;
 
-import io.tcpopt.common.config.ConfigTree;
 import io.tcpopt.common.policy.CompiledPolicy;
 import io.tcpopt.common.policy.PolicyDocument;
 import java.util.LinkedHashMap;
@@ -18,20 +17,14 @@ public record ActivePolicy(
   }
 
   static ActivePolicy of(PolicyVersion version) {
-    PolicyDocument document = PolicyDocument.parse(version.yaml(), "policy version " + version.version());
-    return new ActivePolicy(version, document, CompiledPolicy.compile(document), groupSites(version.yaml()));
+    PolicyDocument document = PolicyDocument.parse(version.yaml(), version.version() == 0 ? "policy" : "policy version " + version.version());
+    return new ActivePolicy(version, document, CompiledPolicy.compile(document), groupSites(document));
   }
 
-  /** Group name to site, read from the already validated document's YAML. */
-  static Map<String, String> groupSites(String yaml) {
+  /** Group name to site. */
+  static Map<String, String> groupSites(PolicyDocument document) {
     Map<String, String> sites = new LinkedHashMap<>();
-    ConfigTree groups = ConfigTree.parse(yaml, "policy").section("service-node-groups");
-    if (groups.isMap()) {
-      for (Map.Entry<String, ConfigTree> e : groups.entries().entrySet()) {
-        ConfigTree g = e.getValue();
-        sites.put(e.getKey(), g.isMap() && g.has("site") ? g.string("site") : "");
-      }
-    }
+    document.serviceNodeGroups().forEach((name, group) -> sites.put(name, group.site()));
     return sites;
   }
 

@@ -3,13 +3,16 @@ package io.tcpopt.servicenode.proxy;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
 import java.time.Duration;
 
 /**
  * Settings of the local (LAN) legs: ordinary sockets with TCP_NODELAY, half-closure allowed,
- * explicit write watermarks; connect and idle timeouts; the OPEN coalescing delay.
+ * explicit write watermarks; connect and idle timeouts; the OPEN coalescing delay. {@code legs}
+ * holds every open leg so that the node can reset them all when it stops.
  */
-public record LegOptions(Duration connectTimeout, Duration idleTimeout, int writeBufferLow, int writeBufferHigh, Duration openCoalescing) {
+public record LegOptions(Duration connectTimeout, Duration idleTimeout, int writeBufferLow, int writeBufferHigh, Duration openCoalescing,
+    ChannelGroup legs) {
   public WriteBufferWaterMark watermarks() {
     return new WriteBufferWaterMark(writeBufferLow, writeBufferHigh);
   }

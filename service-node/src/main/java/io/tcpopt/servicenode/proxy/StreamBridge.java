@@ -125,6 +125,7 @@ public final class StreamBridge implements StreamHandler {
   }
 
   private void configureLeg(Channel ch) {
+    options.legs().add(ch);
     ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, options.idleTimeout().toNanos(), TimeUnit.NANOSECONDS));
     ch.pipeline().addLast("bridge", new LegHandler());
   }
@@ -203,7 +204,7 @@ public final class StreamBridge implements StreamHandler {
   }
 
   private void drainToWan() {
-    while (!toWan.isEmpty() && stream.sendWindow() > 0) {
+    while (!toWan.isEmpty() && stream.sendWindow() > 0 && stream.wanChannel().isWritable()) {
       ByteBuf head = toWan.peek();
       int chunk = (int) Math.min(head.readableBytes(), Math.min(stream.sendWindow(), stream.maxDataPayload()));
       ByteBuf out = chunk == head.readableBytes() ? toWan.poll() : head.readRetainedSlice(chunk);
@@ -337,7 +338,9 @@ public final class StreamBridge implements StreamHandler {
 
   @Override
   public void onWanWritabilityChanged() {
-    updateLegReading();
+    if (!finished && stream != null) {
+      drainToWan();
+    }
   }
 
   @Override

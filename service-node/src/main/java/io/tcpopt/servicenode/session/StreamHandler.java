@@ -13,6 +13,6 @@ public interface StreamHandler {
   /** The stream is gone: the peer reset it, or the WAN connection failed. */
   void onReset(int code, String reason);
 
-  /** The WAN connection's writability changed (pause or resume reading the local leg). */
+  /** The WAN connection became writable again: send what waits (reading the leg resumes after). */
   void onWanWritabilityChanged();
 }

@@ -38,6 +38,8 @@ import org.slf4j.LoggerFactory;
 public final class StreamMultiplexer extends ChannelDuplexHandler {
   private static final Logger log = LoggerFactory.getLogger(StreamMultiplexer.class);
   private static final int MAX_UNANSWERED_PINGS = 3;
+  /** A peer that keeps sending but has not answered this many PINGs is not reading: dead too. */
+  private static final int MAX_UNANSWERED_PINGS_BUSY = 12;
 
   private final SessionSettings local;
   private final boolean dialler;
@@ -58,6 +60,8 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   private int localOpened;
   private int peerOpened;
   private int unansweredPings;
+  private long lastReadNanos = System.nanoTime();
+  private int rotation;
   private ScheduledFuture<?> handshakeTimer;
   private ScheduledFuture<?> keepaliveTimer;
 
@@ -241,6 +245,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    lastReadNanos = System.nanoTime();
     if (!(msg instanceof Frame) || closing) {
       ReferenceCountUtil.release(msg);
       return;
@@ -301,9 +306,15 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     listener.sessionUp(this);
   }
 
+  /**
+   * Sends a PING. The peer is dead after 3 unanswered PINGs with nothing at all received for an
+   * interval; a peer whose answers are merely queued behind data it sends (a saturated link) gets
+   * up to 12 intervals.
+   */
   private void keepalive() {
-    if (unansweredPings >= MAX_UNANSWERED_PINGS) {
-      connectionError(WireCodes.GOAWAY_KEEPALIVE_TIMEOUT, MAX_UNANSWERED_PINGS + " PINGs unanswered");
+    boolean silent = System.nanoTime() - lastReadNanos > local.keepalive().toNanos();
+    if (unansweredPings >= MAX_UNANSWERED_PINGS && (silent || unansweredPings >= MAX_UNANSWERED_PINGS_BUSY)) {
+      connectionError(WireCodes.GOAWAY_KEEPALIVE_TIMEOUT, unansweredPings + " PINGs unanswered");
       return;
     }
     unansweredPings++;
@@ -365,8 +376,14 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
-    for (MuxStream s : new ArrayList<>(streams.values())) {
-      s.onWritabilityChanged();
+    if (ctx.channel().isWritable() && !streams.isEmpty()) {
+      // Streams drain in turn, starting one further each time, so none starves.
+      MuxStream[] all = streams.values().toArray(new MuxStream[0]);
+      int start = Math.floorMod(rotation++, all.length);
+      for (int i = 0; i < all.length && ctx.channel().isWritable(); i++) {
+        all[(start + i) % all.length].onWritabilityChanged();
+      }
+      ctx.flush();
     }
     super.channelWritabilityChanged(ctx);
   }

@@ -42,6 +42,10 @@ final class ChildProcess implements AutoCloseable {
       }
     } catch (IOException e) {
       // process gone
+    } finally {
+      synchronized (this) {
+        notifyAll();
+      }
     }
   }
 

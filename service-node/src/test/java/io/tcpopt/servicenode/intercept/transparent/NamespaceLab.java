@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The testbed of DESIGN.md in four network namespaces of its own, joined by plain veth pairs:
@@ -25,6 +27,8 @@ final class NamespaceLab implements AutoCloseable {
   static final String DC = "dc";
   static final String SERVER = "server";
 
+  private static final Pattern STALE = Pattern.compile("tcpopt-(tproxy|pair|rules)-(\\d+)(-[a-z]+)?");
+
   private final String prefix;
   private final Commands root = new Commands(List.of());
   private final List<String> namespaces = new ArrayList<>();
@@ -38,6 +42,7 @@ final class NamespaceLab implements AutoCloseable {
 
   /** Builds the four namespaces; on any failure removes what it made and fails the test. */
   static NamespaceLab create(String tag) {
+    removeStale(new Commands(List.of()));
     NamespaceLab lab = new NamespaceLab(tag);
     Runtime.getRuntime().addShutdownHook(lab.hook);
     try {
@@ -131,6 +136,24 @@ final class NamespaceLab implements AutoCloseable {
     }
     for (String ns : namespaces) {
       root.run(null, "ip", "netns", "del", ns);
+    }
+  }
+
+  /**
+   * Deletes namespaces left by an earlier test JVM that was killed outright (no shutdown hook ran),
+   * after killing what still runs inside them. Only names made by these tests whose pid is gone.
+   */
+  static void removeStale(Commands root) {
+    Commands.Result list = root.run(null, "ip", "netns", "list");
+    for (String line : list.stdout().lines().toList()) {
+      Matcher m = STALE.matcher(line.trim().split("\\s+")[0]);
+      if (!m.matches() || ProcessHandle.of(Long.parseLong(m.group(2))).map(ProcessHandle::isAlive).orElse(false)) {
+        continue;
+      }
+      for (String pid : root.run(null, "ip", "netns", "pids", m.group()).stdout().lines().toList()) {
+        ProcessHandle.of(Long.parseLong(pid.trim())).ifPresent(ProcessHandle::destroyForcibly);
+      }
+      root.run(null, "ip", "netns", "del", m.group());
     }
   }
 

@@ -86,8 +86,9 @@ class TproxyRulesTest {
 
   private Commands privateNamespace() {
     assumeTrue(TestPrivileges.canCreateNamespaces(), TestPrivileges.reason());
-    namespace = "tcpopt-tproxy-" + ProcessHandle.current().pid();
     Commands root = new Commands(List.of());
+    NamespaceLab.removeStale(root);
+    namespace = "tcpopt-rules-" + ProcessHandle.current().pid();
     Commands.Result r = root.run(null, "ip", "netns", "add", namespace);
     assertTrue(r.ok(), r.why());
     return new Commands(List.of("ip", "netns", "exec", namespace));

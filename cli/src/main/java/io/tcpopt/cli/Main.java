@@ -2,6 +2,7 @@ package io.tcpopt.cli;
 
 import io.grpc.StatusRuntimeException;
 import io.tcpopt.cli.demo.DemoCommand;
+import io.tcpopt.cli.node.CertsCommand;
 import io.tcpopt.cli.node.RunCommand;
 import io.tcpopt.cli.operator.FlowsCommand;
 import io.tcpopt.cli.operator.NodesCommand;
@@ -11,6 +12,7 @@ import io.tcpopt.common.config.ConfigException;
 import io.tcpopt.common.policy.PolicyException;
 import java.io.PrintWriter;
 import java.lang.reflect.Constructor;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -34,6 +36,7 @@ import picocli.CommandLine.Command;
       FlowsCommand.class,
       NodesCommand.class,
       PolicyCommand.class,
+      CertsCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Callable<Integer> {
@@ -44,7 +47,18 @@ public final class Main implements Callable<Integer> {
   }
 
   public static void main(String[] args) {
+    // Before anything logs: Hazelcast through SLF4J like the rest, and quieter demo output.
+    setDefault("hazelcast.logging.type", "slf4j");
+    if (args.length > 0 && args[0].equals("demo") && !List.of(args).contains("--verbose")) {
+      setDefault("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    }
     System.exit(execute(args, CliContext.system()));
+  }
+
+  private static void setDefault(String property, String value) {
+    if (System.getProperty(property) == null) {
+      System.setProperty(property, value);
+    }
   }
 
   /** Runs one command line and returns its exit code; never calls {@link System#exit}. */

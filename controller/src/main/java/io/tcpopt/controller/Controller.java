@@ -3,6 +3,8 @@ package io.tcpopt.controller;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.tcpopt.common.config.ConfigException;
+import io.tcpopt.common.config.ConfigTree;
 import io.tcpopt.common.policy.PolicyDocument;
 import io.tcpopt.common.policy.PolicyException;
 import io.tcpopt.controller.api.ControllerApi;
@@ -12,6 +14,7 @@ import io.tcpopt.controller.distribution.Candidate;
 import io.tcpopt.controller.distribution.FlowDispatcher;
 import io.tcpopt.controller.distribution.FlowDistributor;
 import io.tcpopt.controller.distribution.FlowVerdict;
+import io.tcpopt.controller.handoff.HandoffForwarder;
 import io.tcpopt.controller.membership.NodeRecord;
 import io.tcpopt.controller.membership.NodeRegistry;
 import io.tcpopt.controller.membership.NodeRole;
@@ -57,6 +60,7 @@ public final class Controller implements AutoCloseable {
   private FlowDispatcher dispatcher;
   private ControllerApi api;
   private GrpcServer server;
+  private HandoffForwarder handoff;
   private ScheduledExecutorService heartbeats;
   private Consumer<ActivePolicy> policyPush;
   private boolean started;
@@ -108,6 +112,9 @@ public final class Controller implements AutoCloseable {
         log.warn("controller API on {} has neither a token nor TLS: anyone who can reach it may change the policy", config.listen());
       }
       server = GrpcServer.start(config, api.services());
+      if (!config.handoffListeners().isEmpty()) {
+        handoff = HandoffForwarder.start(config.handoffListeners(), dispatcher, this::handoffAddress, config.handoffConnectTimeout());
+      }
       registerMetrics();
       LocalServiceNode local = localNode;
       if (local != null) {
@@ -203,6 +210,21 @@ public final class Controller implements AutoCloseable {
     return out;
   }
 
+  private Optional<InetSocketAddress> handoffAddress(String node) {
+    return nodes.get(node).map(NodeRecord::handoffAddress).filter(a -> !a.isEmpty()).flatMap(a -> {
+      try {
+        return Optional.of(ConfigTree.of("handoff-address", a).asSocketAddress());
+      } catch (ConfigException e) {
+        return Optional.empty();
+      }
+    });
+  }
+
+  /** Bound handoff listener addresses (external mode); empty without {@code handoff.listeners}. */
+  public List<InetSocketAddress> handoffAddresses() {
+    return handoff == null ? List.of() : handoff.addresses();
+  }
+
   private void registerMetrics() {
     Gauge.builder("tcpopt.controller.policy.version", policies, p -> p.active() == null ? 0 : p.active().versionNumber())
         .description("active policy version on this controller")
@@ -259,6 +281,9 @@ public final class Controller implements AutoCloseable {
     closed = true;
     if (heartbeats != null) {
       heartbeats.shutdownNow();
+    }
+    if (handoff != null) {
+      handoff.close();
     }
     if (server != null) {
       server.close();

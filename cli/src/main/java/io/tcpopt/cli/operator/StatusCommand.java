@@ -46,7 +46,8 @@ public final class StatusCommand extends OperatorCommand {
     for (Views.Session p : s.sessions()) {
       sessions.row(
           p.node(), p.peer(), p.peerSite(), p.connectionsUp() + "/" + p.connectionsConfigured(),
-          Units.micros(p.rttMicros()), p.cwndSegments(), p.retransmits(), p.congestionControl());
+          Units.micros(p.rttMicros()), unknownIfNegative(p.cwndSegments()), unknownIfNegative(p.retransmits()),
+          p.congestionControl());
     }
     sessions.print(out);
     return 0;
@@ -54,7 +55,7 @@ public final class StatusCommand extends OperatorCommand {
 
   private static void printSummary(PrintStream out, Views.ClusterStatus s) {
     String[][] lines = {
-      {"State:", s.reason() == null || s.reason().isEmpty() ? s.state() : s.state() + " (" + s.reason() + ")"},
+      {"State:", stateLine(s)},
       {"Controller:", s.controller()},
       {"Policy:", s.policyVersion() > 0 ? s.policyName() + " (version " + s.policyVersion() + ")" : "none"},
       {"Sites:", s.sites().isEmpty() ? "-" : String.join(", ", s.sites())},
@@ -63,6 +64,15 @@ public final class StatusCommand extends OperatorCommand {
     for (String[] line : lines) {
       out.printf("%-12s %s%n", line[0], line[1]);
     }
+  }
+
+  private static Long unknownIfNegative(long n) {
+    return n < 0 ? null : n;
+  }
+
+  private static String stateLine(Views.ClusterStatus s) {
+    boolean noReason = s.reason() == null || s.reason().isEmpty() || s.state().equals("RUNNING");
+    return noReason ? s.state() : s.state() + " (" + s.reason() + ")";
   }
 
   static String percent(long used, long capacity) {

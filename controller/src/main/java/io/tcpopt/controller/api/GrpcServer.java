@@ -6,6 +6,7 @@ import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
+import io.tcpopt.common.tls.TlsFiles;
 import io.tcpopt.controller.ControllerConfig;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -66,15 +67,15 @@ public final class GrpcServer implements AutoCloseable {
     return new GrpcServer(server, executor);
   }
 
-  static SslContext sslContext(ControllerConfig.Tls tls) {
+  static SslContext sslContext(TlsFiles tls) {
     try {
-      return GrpcSslContexts.forServer(tls.certificate().toFile(), tls.privateKey().toFile())
-          .trustManager(tls.trusted().toFile())
+      return GrpcSslContexts.forServer(tls.certificateChain().toFile(), tls.privateKey().toFile())
+          .trustManager(tls.trustedCertificates().toFile())
           .clientAuth(ClientAuth.OPTIONAL)
           .protocols("TLSv1.3")
           .build();
     } catch (SSLException | IllegalArgumentException e) {
-      throw new IllegalStateException("cannot load controller TLS material (" + tls.certificate() + "): " + e.getMessage(), e);
+      throw new IllegalStateException("cannot load controller TLS material (" + tls.certificateChain() + "): " + e.getMessage(), e);
     }
   }
 

@@ -30,6 +30,8 @@ public final class PassThroughSplice {
   private boolean serverInputEnded;
   private int outputsShut;
   private boolean finished;
+  /** Bytes the client sent before the server leg connected (epoll reads them on a half-close). */
+  private final java.util.ArrayDeque<ByteBuf> early = new java.util.ArrayDeque<>();
 
   private PassThroughSplice(FlowEntry flow, LegOptions options) {
     this.flow = flow;
@@ -65,8 +67,25 @@ public final class PassThroughSplice {
       }
       splice.server = f.channel();
       flow.state(FlowState.OPEN);
-      client.config().setAutoRead(true);
+      ByteBuf b;
+      while ((b = splice.early.poll()) != null) {
+        splice.server.write(b);
+      }
+      splice.server.flush();
+      if (splice.clientInputEnded) {
+        splice.shutdownOutputAfterWrites(splice.server);
+      } else {
+        client.config().setAutoRead(true);
+      }
       splice.server.config().setAutoRead(true);
+    });
+  }
+
+  private void shutdownOutputAfterWrites(Channel ch) {
+    ch.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> {
+      if (f.isSuccess() && ch.isActive()) {
+        ((DuplexChannel) ch).shutdownOutput().addListener(s -> outputShut());
+      }
     });
   }
 
@@ -75,6 +94,10 @@ public final class PassThroughSplice {
       return;
     }
     finished = true;
+    ByteBuf b;
+    while ((b = early.poll()) != null) {
+      b.release();
+    }
     Legs.reset(client);
     Legs.reset(server);
     flow.close(reason);
@@ -105,7 +128,7 @@ public final class PassThroughSplice {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       Channel other = other();
-      if (finished || other == null || !(msg instanceof ByteBuf)) {
+      if (finished || !(msg instanceof ByteBuf)) {
         ReferenceCountUtil.release(msg);
         return;
       }
@@ -114,6 +137,10 @@ public final class PassThroughSplice {
         flow.addClientToServer(n);
       } else {
         flow.addServerToClient(n);
+      }
+      if (other == null) {
+        early.add((ByteBuf) msg);
+        return;
       }
       other.write(msg);
     }
@@ -148,11 +175,7 @@ public final class PassThroughSplice {
         }
         Channel other = other();
         if (other != null) {
-          other.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> {
-            if (f.isSuccess() && other.isActive()) {
-              ((DuplexChannel) other).shutdownOutput().addListener(s -> outputShut());
-            }
-          });
+          shutdownOutputAfterWrites(other);
         }
       } else if (evt instanceof IdleStateEvent) {
         abort((isClient ? "client" : "server") + " leg idle for " + options.idleTimeout());

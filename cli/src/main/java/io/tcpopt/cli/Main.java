@@ -1,11 +1,143 @@
 package io.tcpopt.cli;
 
-/** Entry point of the {@code tcpopt} launcher. */
-public final class Main {
-  private Main() {}
+import io.grpc.StatusRuntimeException;
+import io.tcpopt.cli.demo.DemoCommand;
+import io.tcpopt.cli.node.CertsCommand;
+import io.tcpopt.cli.node.RunCommand;
+import io.tcpopt.cli.operator.FlowsCommand;
+import io.tcpopt.cli.operator.NodesCommand;
+import io.tcpopt.cli.operator.PolicyCommand;
+import io.tcpopt.cli.operator.StatusCommand;
+import io.tcpopt.common.config.ConfigException;
+import io.tcpopt.common.policy.PolicyException;
+import java.io.PrintWriter;
+import java.lang.reflect.Constructor;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * Entry point of the {@code tcpopt} launcher. {@link #execute} runs one command line against a
+ * {@link CliContext} and returns the exit code (0 ok, 1 runtime error, 2 usage error), so tests run
+ * the real CLI in-process; {@link #main} passes it to {@link System#exit}. Every failure is one line
+ * {@code tcpopt: <what went wrong>} on stderr; a stack trace only for bugs, and only with
+ * TCPOPT_DEBUG set.
+ */
+@Command(
+    name = "tcpopt",
+    mixinStandardHelpOptions = true,
+    versionProvider = Main.Version.class,
+    description = "SD-WAN style TCP optimization: nodes, demo and operator commands.",
+    subcommands = {
+      RunCommand.class,
+      DemoCommand.class,
+      StatusCommand.class,
+      FlowsCommand.class,
+      NodesCommand.class,
+      PolicyCommand.class,
+      CertsCommand.class,
+      CommandLine.HelpCommand.class
+    })
+public final class Main implements Callable<Integer> {
+  private final CliContext context;
+
+  Main(CliContext context) {
+    this.context = context;
+  }
 
   public static void main(String[] args) {
-    System.err.println("tcpopt: not built yet");
-    System.exit(2);
+    // Before anything logs: Hazelcast through SLF4J like the rest, and quieter demo output.
+    setDefault("hazelcast.logging.type", "slf4j");
+    if (args.length > 0 && args[0].equals("demo") && !List.of(args).contains("--verbose")) {
+      setDefault("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    }
+    System.exit(execute(args, CliContext.system()));
+  }
+
+  private static void setDefault(String property, String value) {
+    if (System.getProperty(property) == null) {
+      System.setProperty(property, value);
+    }
+  }
+
+  /** Runs one command line and returns its exit code; never calls {@link System#exit}. */
+  public static int execute(String[] args, CliContext context) {
+    CommandLine cli = new CommandLine(new Main(context), new ContextFactory(context));
+    cli.setOut(new PrintWriter(context.out(), true));
+    cli.setErr(new PrintWriter(context.err(), true));
+    cli.setCaseInsensitiveEnumValuesAllowed(true);
+    cli.setParameterExceptionHandler((e, ignored) -> {
+      String command = e.getCommandLine().getCommandSpec().qualifiedName();
+      context.err().println("tcpopt: " + e.getMessage() + " (see '" + command + " --help')");
+      return CliException.USAGE;
+    });
+    cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+      context.err().println("tcpopt: " + describe(e));
+      if (!isUserError(e) && context.env().containsKey("TCPOPT_DEBUG")) {
+        e.printStackTrace(context.err());
+      }
+      return e instanceof CliException ? ((CliException) e).exitCode() : CliException.RUNTIME;
+    });
+    return cli.execute(args);
+  }
+
+  @Override
+  public Integer call() {
+    context.err().println("tcpopt: a command is required (see 'tcpopt --help')");
+    return CliException.USAGE;
+  }
+
+  static boolean isUserError(Throwable e) {
+    return e instanceof CliException
+        || e instanceof ConfigException
+        || e instanceof PolicyException
+        || e instanceof StatusRuntimeException
+        || e.getClass().getName().startsWith("io.tcpopt.");
+  }
+
+  static String describe(Throwable e) {
+    if (e instanceof StatusRuntimeException) {
+      StatusRuntimeException s = (StatusRuntimeException) e;
+      return s.getStatus().getDescription() == null ? s.getStatus().getCode().toString() : s.getStatus().getDescription();
+    }
+    if (isUserError(e)) {
+      return firstLine(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+    }
+    return "internal error: " + e + " (set TCPOPT_DEBUG=1 for the stack trace)";
+  }
+
+  private static String firstLine(String s) {
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl);
+  }
+
+  /** Creates commands with the {@link CliContext} when they take one. */
+  private static final class ContextFactory implements CommandLine.IFactory {
+    private final CliContext context;
+
+    ContextFactory(CliContext context) {
+      this.context = context;
+    }
+
+    @Override
+    public <K> K create(Class<K> type) throws Exception {
+      try {
+        Constructor<K> constructor = type.getDeclaredConstructor(CliContext.class);
+        constructor.setAccessible(true);
+        return constructor.newInstance(context);
+      } catch (NoSuchMethodException e) {
+        return CommandLine.defaultFactory().create(type);
+      }
+    }
+  }
+
+  /** The version from the jar manifest, or "dev" when run from classes. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = Main.class.getPackage().getImplementationVersion();
+      return new String[] {"tcpopt " + (v == null ? "dev" : v)};
+    }
   }
 }

@@ -1,0 +1,421 @@
+#!/usr/bin/env bash
+# The tcpopt benchmark (issue 5): reproduces the seed experiments on the namespace testbed,
+# direct TCP against tcpopt and the peers a user might pick instead.
+#
+#   bench/run.sh [--quick] [--only N[,N...]] [--modes "direct tcpopt haproxy kcptun"] [--out DIR]
+#
+#   1  throughput vs RTT: 4 parallel streams (iperf3 -R -P 4, 4 x 100 MB in total) server ->
+#      client, 250 Mbit/s, RTT 0 50 100 200 250 ms, loss 0 and 0.5%
+#   2  small-window client: window scaling off at the client, 3 runs of 3 x 3 MiB over one
+#      connection at 200 ms RTT
+#   3  short transactions: 1500 x 256 KiB, a new client connection each, concurrency 23,
+#      100 ms RTT: p50/p99, connections the server saw, packets on the WAN
+#   4  the peers (HAProxy pair with BBR, kcptun pair) run in 1-3 as modes "haproxy", "kcptun"
+#   5  efficiency: branch/DC pair on loopback, no WAN: throughput and CPU seconds per GB
+#
+# Every run is capped in time (a capped run reports the bytes it moved, marked "capped").
+# Results: bench/results/<UTC date>/ (CSV, results.md, throughput-vs-rtt.png, logs/).
+# Needs root, iperf3, gcc, python3; haproxy and kcptun for their modes; the tcpopt mode runs
+# ./tcpopt run --config (generated node configs, TLS certificates made with openssl).
+# The whole script is one brace group, read before it runs: editing run.sh while a benchmark
+# runs cannot change the running one.
+{
+set -euo pipefail
+. "$(dirname "$0")/testbed/lib.sh"
+REPO_DIR="$(cd "$BENCH_DIR/.." && pwd)"
+
+quick=0 only="1,2,3,5" modes="direct tcpopt haproxy kcptun" out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1; shift ;;
+    --only) only="$2"; shift 2 ;;
+    --modes) modes="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    *) fail "unknown option $1 (see --help)" ;;
+  esac
+done
+wants() { [[ ",$only," == *",$1,"* ]] || { [ "$1" != 5 ] && [[ ",$only," == *",4,"* ]]; }; }
+
+LINK_MBIT=250
+if [ "$quick" -eq 1 ]; then
+  RTTS="0 100 200"; LOSSES="0 0.5"; BULK_BYTES=100M; BULK_CAP=25
+  SW_RUNS=1; SW_CAP=45; TX_REQUESTS=300; TX_CAP=60; EFF_SECONDS=5
+else
+  RTTS="0 50 100 200 250"; LOSSES="0 0.5"; BULK_BYTES=400M; BULK_CAP=60
+  SW_RUNS=3; SW_CAP=60; TX_REQUESTS=1500; TX_CAP=150; EFF_SECONDS=10
+fi
+SW_SIZE=3145728 SW_RTT=200 TX_SIZE=262144 TX_CONCURRENCY=23 TX_RTT=100
+IPERF_PORT=5201 HTTP_PORT=8080
+
+require_root
+command -v iperf3 >/dev/null || fail "needs iperf3"
+stamp="$(date -u +%Y-%m-%dT%H%MZ)"
+suffix=""; [ "$quick" -eq 0 ] || suffix=-quick
+RESULTS="${out:-$BENCH_DIR/results/$stamp$suffix}"
+mkdir -p "$RESULTS/logs"
+exec > >(tee -a "$RESULTS/run.log") 2>&1
+started_at=$(date +%s)
+progress() { printf '[bench %s +%ss] %s\n' "$(date +%H:%M:%S)" "$(( $(date +%s) - started_at ))" "$*"; }
+
+# ------------------------------------------------------------------ processes we start
+declare -A PIDS=()   # name -> pid, every long-running process this script started
+spawn() { # spawn NAME NS COMMAND... (runs in NS, output to logs/NAME.log)
+  local name="$1" ns="$2"; shift 2
+  ip netns exec "$ns" setsid "$@" < /dev/null > "$RESULTS/logs/$name.log" 2>&1 &
+  PIDS[$name]=$!
+}
+stop() { # stop NAME...
+  local name pid
+  for name in "$@"; do
+    pid="${PIDS[$name]:-}"
+    [ -n "$pid" ] || continue
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    unset "PIDS[$name]"
+  done
+}
+cleanup() {
+  local rc=$?
+  set +e
+  [ "${#PIDS[@]}" -eq 0 ] || stop "${!PIDS[@]}"
+  stop_tcpopt
+  "$TESTBED_DIR/down.sh" > /dev/null 2>&1
+  [ -z "${LOOP_NS:-}" ] || ! ns_exists "$LOOP_NS" || ip netns del "$LOOP_NS"
+  progress "finished (exit $rc); results in $RESULTS"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+wait_listen() { # wait_listen NS PORT SECONDS
+  local i
+  for i in $(seq $(( $3 * 10 ))); do
+    ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
+    sleep 0.1
+  done
+  return 1
+}
+json_get() { "$PYTHON" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# ------------------------------------------------------------------ modes
+# Each mode has a start, a stop and the address the client uses. direct and tcpopt: the
+# client addresses the server itself (tcpopt intercepts transparently at the branch with
+# TPROXY). haproxy and kcptun: the client is pointed at the relay on the branch.
+target_host() { case "$1" in direct|tcpopt) echo "$SERVER_IP" ;; *) echo "$BRANCH_LAN_IP" ;; esac; }
+target_port() { # target_port MODE iperf|http
+  local base; [ "$2" = iperf ] && base=$IPERF_PORT || base=$HTTP_PORT
+  case "$1" in haproxy) echo $(( base + 10000 )) ;; kcptun) echo $(( base + 20000 )) ;; *) echo "$base" ;; esac
+}
+
+tcpopt_ready_launcher() {
+  [ -n "${TCPOPT_JAR:-}" ] && return 0
+  [ -x "$REPO_DIR/tcpopt" ] || { echo "no ./tcpopt launcher in this checkout"; return 1; }
+  if [ -z "${TCPOPT_BUILT:-}" ]; then
+    progress "building tcpopt (./tcpopt builds its jar when stale)"
+    "$REPO_DIR/tcpopt" --version > "$RESULTS/logs/tcpopt-build.log" 2>&1 || true
+    [ -f "$REPO_DIR/cli/target/tcpopt.jar" ] || { echo "tcpopt jar did not build (logs/tcpopt-build.log)"; return 1; }
+    TCPOPT_BUILT=1
+  fi
+}
+
+start_tcpopt() { # start_tcpopt testbed|LOOPBACK_NS; the nodes' pids go into PIDS for the CPU count
+  tcpopt_ready_launcher || return 1
+  local where=() pid
+  [ "$1" = testbed ] || where=(--loopback "$1")
+  JAVA_OPTS="${TCPOPT_JAVA_OPTS:--Xmx1g}" "$TESTBED_DIR/tcpopt-nodes.sh" up --bandwidth "$LINK_MBIT" --rtt 250 "${where[@]}" || return 1
+  local pids=($("$TESTBED_DIR/tcpopt-nodes.sh" pids "${where[@]}"))
+  TCPOPT_PIDS=("${pids[@]}")
+  TCPOPT_WHERE=("${where[@]}")
+}
+stop_tcpopt() { "$TESTBED_DIR/tcpopt-nodes.sh" down "${TCPOPT_WHERE[@]}" 2> /dev/null || true; TCPOPT_PIDS=(); }
+TCPOPT_PIDS=() TCPOPT_WHERE=()
+
+write_haproxy_config() { # NAME LISTEN_IP LISTEN_PORT_BASE_OFFSET -> file; "FRONT_PORT:BACK_ADDR" pairs
+  local file="$1"; shift
+  {
+    printf 'global\n  maxconn 4000\n  nbthread 2\n'
+    printf 'defaults\n  mode tcp\n  timeout connect 10s\n  timeout client 1h\n  timeout server 1h\n'
+    local pair i=0
+    for pair in "$@"; do
+      i=$((i + 1))
+      printf 'listen relay%d\n  bind %s\n  server next %s\n' "$i" "${pair%%=*}" "${pair#*=}"
+    done
+  } > "$file"
+}
+
+start_haproxy() { # start_haproxy BRANCH_NS DC_NS testbed|loopback
+  command -v haproxy > /dev/null || { echo "haproxy not installed"; return 1; }
+  local dir="$STATE_DIR/haproxy-$3"
+  mkdir -p "$dir"
+  if [ "$3" = testbed ]; then
+    write_haproxy_config "$dir/branch.cfg" \
+      "$BRANCH_LAN_IP:$((IPERF_PORT + 10000))=$DC_WAN_IP:$((IPERF_PORT + 10000))" \
+      "$BRANCH_LAN_IP:$((HTTP_PORT + 10000))=$DC_WAN_IP:$((HTTP_PORT + 10000))"
+    write_haproxy_config "$dir/dc.cfg" \
+      "$DC_WAN_IP:$((IPERF_PORT + 10000))=$SERVER_IP:$IPERF_PORT" \
+      "$DC_WAN_IP:$((HTTP_PORT + 10000))=$SERVER_IP:$HTTP_PORT"
+  else
+    write_haproxy_config "$dir/branch.cfg" "127.0.0.1:18202=127.0.0.1:7802"
+    write_haproxy_config "$dir/dc.cfg" "127.0.0.1:7802=127.0.0.1:$IPERF_PORT"
+  fi
+  spawn haproxy-dc "$2" haproxy -db -f "$dir/dc.cfg"
+  spawn haproxy-branch "$1" haproxy -db -f "$dir/branch.cfg"
+  local port; [ "$3" = testbed ] && port=$((IPERF_PORT + 10000)) || port=18202
+  wait_listen "$1" "$port" 10 || { echo "haproxy did not start: $(tail -2 "$RESULTS/logs/haproxy-branch.log")"; return 1; }
+}
+
+start_kcptun() { # kcptun client at the branch, server at the DC; one pair per service
+  command -v kcptun-client > /dev/null || { echo "kcptun not installed"; return 1; }
+  # Windows sized for the 250 Mbit/s x 250 ms BDP (~5800 packets of 1350 bytes); default
+  # FEC (10 data + 3 parity shards); no encryption or compression, as tcpopt's
+  # plaintext-free comparison would otherwise be unfair the other way.
+  local opts=(--mode fast3 --crypt none --nocomp --sndwnd 8192 --rcvwnd 8192 --sockbuf 16777216 --quiet)
+  local svc udp
+  for svc in iperf http; do
+    local base; [ "$svc" = iperf ] && base=$IPERF_PORT || base=$HTTP_PORT
+    udp=$((base + 20000))
+    spawn "kcptun-server-$svc" "$NS_DC" kcptun-server -l "$DC_WAN_IP:$udp" -t "$SERVER_IP:$base" "${opts[@]}"
+    spawn "kcptun-client-$svc" "$NS_BRANCH" kcptun-client -l "$BRANCH_LAN_IP:$udp" -r "$DC_WAN_IP:$udp" "${opts[@]}"
+  done
+  wait_listen "$NS_BRANCH" $((IPERF_PORT + 20000)) 10 || { echo "kcptun-client did not start"; return 1; }
+}
+
+start_mode() {
+  case "$1" in
+    direct) return 0 ;;
+    tcpopt) start_tcpopt testbed ;;
+    haproxy) start_haproxy "$NS_BRANCH" "$NS_DC" testbed ;;
+    kcptun) start_kcptun ;;
+  esac
+}
+stop_mode() {
+  case "$1" in
+    tcpopt) stop_tcpopt ;;
+    haproxy) stop haproxy-branch haproxy-dc ;;
+    kcptun) stop kcptun-client-iperf kcptun-server-iperf kcptun-client-http kcptun-server-http ;;
+  esac
+}
+
+# A mode is measured only if a small request gets through it end to end.
+mode_works() {
+  ip netns exec "$NS_CLIENT" "$PYTHON" "$BENCH_DIR/tools/loadgen.py" fetch --host "$(target_host "$1")" \
+    --port "$(target_port "$1" http)" --size 100000 --requests 1 --deadline 15 > "$RESULTS/logs/check-$1.json" 2>&1
+}
+
+# ------------------------------------------------------------------ measurements
+set_link() { "$TESTBED_DIR/link.sh" --rtt "$1" --loss "$2" --rate "$LINK_MBIT" 2> /dev/null; }
+
+bulk_run() { # bulk_run MODE RTT LOSS -> CSV row in bulk.csv
+  local mode="$1" rtt="$2" loss="$3" json="$RESULTS/logs/bulk-$1-rtt$2-loss$3.json"
+  spawn iperf3-server "$NS_SERVER" iperf3 -s -1 -B "$SERVER_IP" -p "$IPERF_PORT"
+  wait_listen "$NS_SERVER" "$IPERF_PORT" 5 || true
+  ip netns exec "$NS_CLIENT" timeout -s INT -k 10 "$BULK_CAP" iperf3 -c "$(target_host "$mode")" \
+    -p "$(target_port "$mode" iperf)" -R -C cubic -P 4 -n "$BULK_BYTES" -J --connect-timeout 10000 > "$json" 2>&1 || true
+  stop iperf3-server
+  local row
+  row="$("$PYTHON" - "$json" "$BULK_CAP" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("0,0,0,1,failed: unreadable iperf3 output"); sys.exit()
+end = d.get("end", {}).get("sum_received")
+if end and not d.get("error") and end.get("bytes"):
+    print("%.2f,%.3f,%d,0,ok" % (end["bits_per_second"] / 1e6, end["seconds"], end["bytes"]))
+else:
+    moved = sum(i["sum"]["bytes"] for i in d.get("intervals", []))
+    secs = sum(i["sum"]["seconds"] for i in d.get("intervals", [])) or float(sys.argv[2])
+    status = "capped" if moved else "failed: " + str(d.get("error", "no data"))[:60].replace(",", ";")
+    print("%.2f,%.3f,%d,1,%s" % (moved * 8 / secs / 1e6, secs, moved, status))
+PY
+)"
+  echo "$mode,$rtt,$loss,$row" >> "$RESULTS/bulk.csv"
+  progress "  $mode rtt=${rtt}ms loss=${loss}%: $(cut -d, -f1 <<< "$row") Mbit/s in $(cut -d, -f2 <<< "$row") s ($(cut -d, -f5 <<< "$row"))"
+}
+
+small_window_run() { # small_window_run MODE RUN
+  local mode="$1" run="$2" json="$RESULTS/logs/small-window-$1-$2.json"
+  ip netns exec "$NS_CLIENT" "$PYTHON" "$BENCH_DIR/tools/loadgen.py" fetch --host "$(target_host "$mode")" \
+    --port "$(target_port "$mode" http)" --size "$SW_SIZE" --requests 3 --deadline "$SW_CAP" --times > "$json" 2>&1 || true
+  local row
+  row="$("$PYTHON" - "$json" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception:
+    print("0,0,,failed"); sys.exit()
+times = d.get("times_s") or []
+status = "ok" if d["completed"] == d["requests"] else ("capped" if not d["errors"] else "failed")
+print("%.3f,%d,%s,%s" % (sum(times) if status == "ok" else d["total_s"], d["completed"], ";".join("%.3f" % t for t in times), status))
+PY
+)"
+  echo "$mode,$run,$row" >> "$RESULTS/small_window.csv"
+  progress "  $mode run $run: 3 x 3 MiB in $(cut -d, -f1 <<< "$row") s ($(cut -d, -f4 <<< "$row"))"
+}
+
+server_stats() {
+  local pid="${PIDS[http-server]}"
+  rm -f "$STATE_DIR/http.stats"
+  kill -USR1 "$pid"
+  for _ in $(seq 50); do [ -s "$STATE_DIR/http.stats" ] && break; sleep 0.02; done
+  json_get "$STATE_DIR/http.stats" "d['connections']"
+}
+
+transactions_run() { # transactions_run MODE
+  local mode="$1" json="$RESULTS/logs/transactions-$1.json"
+  local conns_before wan_before conns_after wan_after
+  conns_before="$(server_stats)"; wan_before="$(wan_packets)"
+  ip netns exec "$NS_CLIENT" "$PYTHON" "$BENCH_DIR/tools/loadgen.py" fetch --host "$(target_host "$mode")" \
+    --port "$(target_port "$mode" http)" --size "$TX_SIZE" --requests "$TX_REQUESTS" --concurrency "$TX_CONCURRENCY" \
+    --new-connection --deadline "$TX_CAP" > "$json" 2>&1 || true
+  sleep 0.5
+  conns_after="$(server_stats)"; wan_after="$(wan_packets)"
+  local row
+  row="$("$PYTHON" - "$json" "$wan_before" "$wan_after" <<'PY'
+import json, sys
+b, a = json.loads(sys.argv[2]), json.loads(sys.argv[3])
+packets = sum(a[d]["rx_pkts"] - b[d]["rx_pkts"] for d in ("up", "down"))
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception:
+    print("0,0,0,0,0,%d,failed" % packets); sys.exit()
+status = "ok" if d["completed"] == d["requests"] else ("capped" if d["capped"] else "failed")
+print("%d,%d,%.3f,%.4f,%.4f,%d,%s" % (d["requests"], d["completed"], d["total_s"], d["p50_s"] or 0, d["p99_s"] or 0, packets, status))
+PY
+)"
+  local conns=$((conns_after - conns_before))
+  IFS=, read -r req done total p50 p99 packets status <<< "$row"
+  echo "$mode,$req,$done,$total,$p50,$p99,$conns,$packets,$status" >> "$RESULTS/transactions.csv"
+  progress "  $mode: $done/$req in ${total} s, p50 ${p50} s, p99 ${p99} s, server connections $conns, WAN packets $packets ($status)"
+}
+
+# ------------------------------------------------------------------ efficiency (loopback)
+cpu_seconds() { # total user+system CPU seconds of the given pids
+  local pid total=0 tck; tck="$(getconf CLK_TCK)"
+  for pid in "$@"; do
+    [ -r "/proc/$pid/stat" ] || continue
+    total=$(( total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat") ))
+  done
+  awk -v t="$total" -v h="$tck" 'BEGIN { printf "%.2f", t / h }'
+}
+
+efficiency() {
+  LOOP_NS="${PREFIX}loop"
+  ! ns_exists "$LOOP_NS" || ip netns del "$LOOP_NS"
+  ip netns add "$LOOP_NS"
+  ip netns exec "$LOOP_NS" ip link set lo up
+  ip netns exec "$LOOP_NS" sysctl -q -w net.ipv4.tcp_rmem="4096 131072 33554432" net.ipv4.tcp_wmem="4096 16384 33554432"
+  local mode port pids why json
+  for mode in direct $(printf '%s\n' $modes | grep -xE 'tcpopt|haproxy' || true); do
+    why=""
+    case "$mode" in
+      direct) port=$IPERF_PORT; pids=() ;;
+      tcpopt) port=18201
+              if ! start_tcpopt "$LOOP_NS" > "$RESULTS/logs/start-efficiency-tcpopt.txt" 2>&1; then
+                why="$(tr '\n,' ' ;' < "$RESULTS/logs/start-efficiency-tcpopt.txt")"
+                progress "  tcpopt unavailable: $why"; stop_mode tcpopt
+                echo "tcpopt,0,0,0,0,0,unavailable" >> "$RESULTS/efficiency.csv"; continue
+              fi
+              pids=("${TCPOPT_PIDS[@]}") ;;
+      haproxy) port=18202
+               if ! start_haproxy "$LOOP_NS" "$LOOP_NS" loopback > "$RESULTS/logs/start-efficiency-haproxy.txt" 2>&1; then
+                 progress "  haproxy unavailable: $(tr '\n' ' ' < "$RESULTS/logs/start-efficiency-haproxy.txt")"; stop_mode haproxy; continue
+               fi
+               pids=("${PIDS[haproxy-branch]}" "${PIDS[haproxy-dc]}") ;;
+    esac
+    spawn iperf3-server "$LOOP_NS" iperf3 -s -1 -B 127.0.0.1 -p "$IPERF_PORT"
+    wait_listen "$LOOP_NS" "$IPERF_PORT" 5 || true
+    json="$RESULTS/logs/efficiency-$mode.json"
+    local cpu_before cpu_after
+    cpu_before="$(cpu_seconds "${pids[@]}")"
+    ip netns exec "$LOOP_NS" timeout -s INT -k 10 $((EFF_SECONDS + 20)) iperf3 -c 127.0.0.1 -p "$port" -R -C cubic -P 4 \
+      -t "$EFF_SECONDS" -J > "$json" 2>&1 || true
+    cpu_after="$(cpu_seconds "${pids[@]}")"
+    stop iperf3-server
+    stop_mode "$mode"
+    local row
+    row="$("$PYTHON" - "$json" "$cpu_before" "$cpu_after" <<'PY'
+import json, sys
+cpu = float(sys.argv[3]) - float(sys.argv[2])
+try:
+    end = json.load(open(sys.argv[1]))["end"]["sum_received"]
+    gb = end["bytes"] / 1e9
+    print("%.1f,%.2f,%d,%.2f,%.3f,ok" % (end["bits_per_second"] / 1e6, end["seconds"], end["bytes"], cpu, cpu / gb if gb else 0))
+except Exception as e:
+    print("0,0,0,%.2f,0,failed" % cpu)
+PY
+)"
+    echo "$mode,$row" >> "$RESULTS/efficiency.csv"
+    progress "  $mode: $(cut -d, -f1 <<< "$row") Mbit/s, relay CPU $(cut -d, -f4 <<< "$row") s = $(cut -d, -f5 <<< "$row") CPU s/GB"
+  done
+  ip netns del "$LOOP_NS"
+}
+
+# ------------------------------------------------------------------ main
+cat >> "$RESULTS/environment.txt" <<ENV
+date: $(date -u '+%Y-%m-%d %H:%M UTC')
+command: bench/run.sh ${suffix:+--quick }--only $only --modes "$modes"
+machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ { print $2 }') GB RAM, kernel $(uname -r)
+load average at start: $(cut -d' ' -f1-3 /proc/loadavg)
+tools: $(iperf3 --version | head -1); $(haproxy -v 2>/dev/null | head -1 | cut -d' ' -f1-3); kcptun $(kcptun-client -v 2>/dev/null | awk '{ print $3 }'); $(java -version 2>&1 | head -1)
+commit: $(git -C "$REPO_DIR" rev-parse --short HEAD 2>/dev/null || echo unknown)
+link: ${LINK_MBIT} Mbit/s each way, drop-tail queue 1000 packets, userspace TUN emulator (bench/linkemu)
+ENV
+# --out into an earlier results folder adds rows (e.g. a mode measured later) to its tables.
+header() { [ -s "$RESULTS/$1" ] || echo "$2" > "$RESULTS/$1"; }
+header bulk.csv "mode,rtt_ms,loss_pct,mbit_s,seconds,bytes,capped,status"
+header small_window.csv "mode,run,total_s,completed,download_s,status"
+header transactions.csv "mode,requests,completed,total_s,p50_s,p99_s,server_connections,wan_packets,status"
+header efficiency.csv "mode,mbit_s,seconds,bytes,relay_cpu_s,cpu_s_per_gb,status"
+progress "results in $RESULTS ($([ -n "$suffix" ] && echo quick || echo full) run, benchmarks $only, modes $modes)"
+
+if wants 1 || wants 2 || wants 3; then
+  "$TESTBED_DIR/up.sh" --rtt 0 --rate "$LINK_MBIT" --loss 0 --queue 1000
+  spawn http-server "$NS_SERVER" "$PYTHON" "$BENCH_DIR/tools/loadgen.py" serve --bind "$SERVER_IP" --port "$HTTP_PORT" --stats "$STATE_DIR/http.stats"
+  wait_listen "$NS_SERVER" "$HTTP_PORT" 10 || fail "HTTP server did not start"
+  for mode in $modes; do
+    progress "mode $mode: starting"
+    if ! start_mode "$mode" > "$RESULTS/logs/start-$mode.txt" 2>&1 || ! mode_works "$mode"; then
+      why="$(tr '\n' ' ' < "$RESULTS/logs/start-$mode.txt")"
+      why="${why:-no traffic through it: $(tail -c 200 "$RESULTS/logs/check-$mode.json" 2>/dev/null)}"
+      progress "mode $mode unavailable: $why"
+      echo "$mode: ${why//$'\n'/ }" >> "$RESULTS/unavailable.txt"
+      stop_mode "$mode"
+      continue
+    fi
+    if wants 1; then
+      progress "[1] throughput vs RTT, $mode"
+      for loss in $LOSSES; do
+        for rtt in $RTTS; do
+          set_link "$rtt" "$loss"
+          bulk_run "$mode" "$rtt" "$loss"
+        done
+      done
+    fi
+    if wants 2; then
+      progress "[2] small-window client, $mode"
+      set_link "$SW_RTT" 0
+      ip netns exec "$NS_CLIENT" sysctl -q -w net.ipv4.tcp_window_scaling=0
+      for run in $(seq "$SW_RUNS"); do small_window_run "$mode" "$run"; done
+      ip netns exec "$NS_CLIENT" sysctl -q -w net.ipv4.tcp_window_scaling=1
+    fi
+    if wants 3; then
+      progress "[3] short transactions, $mode"
+      set_link "$TX_RTT" 0
+      transactions_run "$mode"
+    fi
+    stop_mode "$mode"
+  done
+  stop http-server
+  "$TESTBED_DIR/down.sh"
+fi
+if wants 5; then
+  progress "[5] efficiency on loopback"
+  efficiency
+fi
+"$PYTHON" "$BENCH_DIR/tools/report.py" "$RESULTS"
+progress "report: $RESULTS/results.md"
+exit 0
+}

@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""Turns the CSV files of one bench/run.sh results folder into results.md, summary.csv
+(Mbit/s, ratio to direct, ratio to link rate, per mode) and throughput-vs-rtt.png.
+
+    report.py RESULTS_DIR
+"""
+import csv
+import os
+import sys
+
+LINK_MBIT = 250.0
+SW_RTT_S, SW_SIZE = 0.2, 3 * 1024 * 1024
+TX_RTT_S, TX_SIZE, TX_CONCURRENCY = 0.1, 256 * 1024, 23
+MODE_ORDER = ["direct", "tcpopt", "haproxy", "kcptun"]
+
+
+def read(folder, name):
+    path = os.path.join(folder, name)
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def modes_in(rows):
+    seen = {r["mode"] for r in rows}
+    return [m for m in MODE_ORDER if m in seen] + sorted(seen - set(MODE_ORDER))
+
+
+def fmt(value, digits=1):
+    return "-" if value is None else ("%.*f" % (digits, value))
+
+
+def link_seconds(size_bytes):
+    return size_bytes * 8 / (LINK_MBIT * 1e6)
+
+
+def bulk_section(folder, out):
+    rows = read(folder, "bulk.csv")
+    if not rows:
+        return
+    modes = modes_in(rows)
+    table = {(r["mode"], float(r["rtt_ms"]), float(r["loss_pct"])): r for r in rows}
+    settings = sorted({(float(r["loss_pct"]), float(r["rtt_ms"])) for r in rows})
+    summary = []
+    out.append("## 1. Throughput vs RTT (4 parallel streams server -> client, %g Mbit/s)\n" % LINK_MBIT)
+    out.append("Mbit/s of goodput for the whole transfer (start-up included); in brackets the ratio to "
+               "direct TCP and to the link rate. *capped* = stopped at the per-run time cap, rate of the "
+               "bytes moved until then.\n")
+    out.append("| loss | RTT ms | " + " | ".join(modes) + " |")
+    out.append("|---|---|" + "---|" * len(modes))
+    for loss, rtt in settings:
+        direct = table.get(("direct", rtt, loss))
+        direct_mbit = float(direct["mbit_s"]) if direct and float(direct["mbit_s"]) > 0 else None
+        cells = []
+        for mode in modes:
+            r = table.get((mode, rtt, loss))
+            if r is None:
+                cells.append("-")
+                continue
+            mbit = float(r["mbit_s"])
+            to_direct = mbit / direct_mbit if direct_mbit else None
+            to_link = mbit / LINK_MBIT
+            summary.append({"mode": mode, "rtt_ms": "%g" % rtt, "loss_pct": "%g" % loss, "mbit_s": "%.1f" % mbit,
+                            "ratio_to_direct": fmt(to_direct, 2), "ratio_to_link": "%.3f" % to_link,
+                            "status": r["status"]})
+            note = "" if r["status"] == "ok" else " *%s*" % r["status"].split(":")[0]
+            cells.append("%.1f (%sx, %.0f%%)%s" % (mbit, fmt(to_direct, 2), to_link * 100, note))
+        out.append("| %g%% | %g | %s |" % (loss, rtt, " | ".join(cells)))
+    out.append("")
+    with open(os.path.join(folder, "summary.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["mode", "rtt_ms", "loss_pct", "mbit_s", "ratio_to_direct", "ratio_to_link", "status"])
+        w.writeheader()
+        w.writerows(summary)
+    if "tcpopt" in modes:
+        misses = [s for s in summary if s["mode"] == "tcpopt" and float(s["ratio_to_link"]) < 0.95]
+        out.append("Target (tcpopt >= 95%% of the link rate on every row): %s\n" % (
+            "met" if not misses else "missed on %d of %d rows" % (len(misses), len([s for s in summary if s["mode"] == "tcpopt"]))))
+    chart(folder, rows, modes)
+    out.append("![throughput vs RTT](throughput-vs-rtt.png)\n")
+
+
+def chart(folder, rows, modes):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("report.py: matplotlib missing, no chart", file=sys.stderr)
+        return
+    losses = sorted({float(r["loss_pct"]) for r in rows})
+    fig, axes = plt.subplots(1, len(losses), figsize=(6 * len(losses), 4.5), sharey=True, squeeze=False)
+    for ax, loss in zip(axes[0], losses):
+        for mode in modes:
+            points = sorted((float(r["rtt_ms"]), float(r["mbit_s"]), r["status"]) for r in rows
+                            if r["mode"] == mode and float(r["loss_pct"]) == loss)
+            if not points:
+                continue
+            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=mode)
+            for x, y, status in points:
+                if status != "ok":
+                    ax.annotate(status.split(":")[0], (x, y), textcoords="offset points", xytext=(0, 6),
+                                fontsize=7, ha="center")
+        ax.axhline(LINK_MBIT, color="grey", linestyle=":", label="link rate")
+        ax.axhline(0.95 * LINK_MBIT, color="grey", linestyle="--", linewidth=0.8, label="95% target")
+        ax.set_title("loss %g%%" % loss)
+        ax.set_xlabel("RTT (ms)")
+        ax.set_ylim(0, LINK_MBIT * 1.1)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("Mbit/s (4 streams, whole transfer)")
+    axes[0][-1].legend(loc="lower left", fontsize=8)
+    fig.suptitle("Throughput vs RTT, %g Mbit/s WAN" % LINK_MBIT)
+    fig.tight_layout()
+    fig.savefig(os.path.join(folder, "throughput-vs-rtt.png"), dpi=110)
+
+
+def small_window_section(folder, out):
+    rows = read(folder, "small_window.csv")
+    if not rows:
+        return
+    per_download_floor = SW_RTT_S + link_seconds(SW_SIZE)
+    out.append("## 2. Small-window client (no window scaling, 3 x 3 MiB per run over one connection, %d ms RTT)\n"
+               % (SW_RTT_S * 1000))
+    out.append("Floor per download: RTT + 3 MiB at link rate = %.3f s; per run of 3: %.2f s.\n"
+               % (per_download_floor, 3 * per_download_floor))
+    out.append("| mode | runs (s) | downloads done | total s | floor s | total / floor | KB/s |")
+    out.append("|---|---|---|---|---|---|---|")
+    for mode in modes_in(rows):
+        mine = [r for r in rows if r["mode"] == mode]
+        total = sum(float(r["total_s"]) for r in mine)
+        done = sum(int(r["completed"]) for r in mine)
+        floor = done * per_download_floor
+        notes = [r["status"] for r in mine if r["status"] != "ok"]
+        out.append("| %s | %s | %d | %.2f | %.2f | %s | %.0f |%s" % (
+            mode, ", ".join("%.2f" % float(r["total_s"]) for r in mine), done, total, floor,
+            fmt(total / floor if floor else None, 2), done * SW_SIZE / 1000 / total if total else 0,
+            " " + ", ".join(notes) if notes else ""))
+    out.append("\nTarget: tcpopt within 120% of the floor.\n")
+
+
+def transactions_section(folder, out):
+    rows = read(folder, "transactions.csv")
+    if not rows:
+        return
+    out.append("## 3. Short transactions (256 KiB each, a new connection each, concurrency %d, %d ms RTT)\n"
+               % (TX_CONCURRENCY, TX_RTT_S * 1000))
+    p50_target = 1.3 * (TX_RTT_S + link_seconds(TX_CONCURRENCY * TX_SIZE))
+    out.append("Floor for all: N x 256 KiB at link rate; p50 target: 130%% of (RTT + 23 x 256 KiB at link rate) = %.3f s.\n"
+               % p50_target)
+    out.append("| mode | completed | total s | floor s | total / floor | p50 s | p99 s | server connections | WAN packets |")
+    out.append("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        floor = int(r["completed"]) * link_seconds(TX_SIZE)
+        out.append("| %s | %s/%s | %s | %.2f | %s | %s | %s | %s | %s |%s" % (
+            r["mode"], r["completed"], r["requests"], r["total_s"], floor,
+            fmt(float(r["total_s"]) / floor if floor else None, 2), r["p50_s"], r["p99_s"],
+            r["server_connections"], r["wan_packets"], "" if r["status"] == "ok" else " " + r["status"]))
+    out.append("\nTargets: tcpopt within 115%% of the floor, p50 within %.3f s.\n" % p50_target)
+
+
+def efficiency_section(folder, out):
+    rows = read(folder, "efficiency.csv")
+    if not rows:
+        return
+    out.append("## 5. Efficiency: branch/DC pair on loopback, no WAN emulation (4 streams)\n")
+    out.append("CPU = user + system seconds of the two relay processes only (iperf3 excluded); all "
+               "processes share the machine's CPUs, so throughput is CPU-bound.\n")
+    out.append("| mode | Mbit/s | relay CPU s | CPU s per GB |")
+    out.append("|---|---|---|---|")
+    for r in rows:
+        out.append("| %s | %s | %s | %s |%s" % (r["mode"], r["mbit_s"], r["relay_cpu_s"], r["cpu_s_per_gb"],
+                                            "" if r["status"] == "ok" else " " + r["status"]))
+    out.append("")
+
+
+def targets_section(folder, out):
+    """The issue's targets for tcpopt, each marked met or missed (reported, not asserted)."""
+    bulk = [r for r in read(folder, "bulk.csv")]
+    mine = [r for r in bulk if r["mode"] == "tcpopt"]
+    if not mine:
+        return
+    lines = []
+    def by(mode, r):
+        return next((x for x in bulk if x["mode"] == mode and x["rtt_ms"] == r["rtt_ms"] and x["loss_pct"] == r["loss_pct"]), None)
+    low = [r for r in mine if float(r["mbit_s"]) < 0.95 * LINK_MBIT]
+    lines.append("| bulk: >= 95%% of the link rate on every row | %s |" % (
+        "met" if not low else "missed on %d/%d rows (lowest %.1f Mbit/s = %.0f%%)" % (
+            len(low), len(mine), min(float(r["mbit_s"]) for r in low), 100 * min(float(r["mbit_s"]) for r in low) / LINK_MBIT)))
+    zero = [(r, by("direct", r)) for r in mine if float(r["rtt_ms"]) == 0]
+    slower = [r for r, d in zero if d is not None and float(r["mbit_s"]) < float(d["mbit_s"])]
+    lines.append("| bulk: at RTT 0 no slower than direct | %s |" % ("met" if zero and not slower else
+        "missed at loss %s" % ", ".join(r["loss_pct"] + "%" for r in slower) if slower else "not measured"))
+    for peer in ("haproxy", "kcptun"):
+        rows = [(r, by(peer, r)) for r in mine if by(peer, r) is not None]
+        if rows:
+            behind = [r for r, p in rows if float(r["mbit_s"]) <= float(p["mbit_s"])]
+            lines.append("| bulk: ahead of %s on every row | %s |" % (
+                peer, "met" if not behind else "missed on %d/%d rows" % (len(behind), len(rows))))
+    sw = [r for r in read(folder, "small_window.csv") if r["mode"] == "tcpopt"]
+    if sw:
+        done = sum(int(r["completed"]) for r in sw)
+        total = sum(float(r["total_s"]) for r in sw)
+        floor = done * (SW_RTT_S + link_seconds(SW_SIZE))
+        ratio = total / floor if floor else float("inf")
+        lines.append("| small window: within 120%% of the floor | %s (%.0f%% of the floor) |" % ("met" if ratio <= 1.2 and done == 3 * len(sw) else "missed", 100 * ratio))
+    tx = [r for r in read(folder, "transactions.csv") if r["mode"] == "tcpopt"]
+    for r in tx:
+        floor = int(r["requests"]) * link_seconds(TX_SIZE)
+        ratio = float(r["total_s"]) / floor
+        lines.append("| transactions: all within 115%% of the floor | %s (%.0f%%) |" % ("met" if ratio <= 1.15 and r["status"] == "ok" else "missed", 100 * ratio))
+        p50_target = 1.3 * (TX_RTT_S + link_seconds(TX_CONCURRENCY * TX_SIZE))
+        lines.append("| transactions: p50 within %.3f s | %s (p50 %s s) |" % (p50_target, "met" if float(r["p50_s"]) <= p50_target else "missed", r["p50_s"]))
+    out.append("## Targets (issue 5) for tcpopt\n")
+    out.append("| target | result |")
+    out.append("|---|---|")
+    out.extend(lines)
+    out.append("")
+
+
+def main():
+    folder = sys.argv[1]
+    out = ["# tcpopt benchmark results\n"]
+    env = os.path.join(folder, "environment.txt")
+    if os.path.exists(env):
+        out.append("```\n" + open(env).read().strip() + "\n```\n")
+    unavailable = os.path.join(folder, "unavailable.txt")
+    if os.path.exists(unavailable):
+        out.append("Modes not measured:\n")
+        out.extend("- " + line.strip() for line in open(unavailable) if line.strip())
+        out.append("")
+    targets_section(folder, out)
+    bulk_section(folder, out)
+    small_window_section(folder, out)
+    transactions_section(folder, out)
+    efficiency_section(folder, out)
+    with open(os.path.join(folder, "results.md"), "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    main()

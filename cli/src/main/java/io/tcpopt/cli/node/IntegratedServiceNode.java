@@ -1,0 +1,154 @@
+package io.tcpopt.cli.node;
+
+import io.tcpopt.controller.LocalServiceNode;
+import io.tcpopt.controller.distribution.FlowDispatcher;
+import io.tcpopt.proto.v1.Flow;
+import io.tcpopt.proto.v1.FlowState;
+import io.tcpopt.proto.v1.PeerSession;
+import io.tcpopt.servicenode.PeerSessionStatus;
+import io.tcpopt.servicenode.ServiceNode;
+import io.tcpopt.servicenode.flow.FlowKind;
+import io.tcpopt.servicenode.flow.FlowRecord;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The data plane's {@link ServiceNode} as the controller in the same JVM sees it (integrated mode):
+ * identity and capacity for registration, flows and sessions for {@code status}/{@code flows}, and
+ * the controller's dispatcher installed as the node's flow decider.
+ */
+final class IntegratedServiceNode implements LocalServiceNode {
+  private final ServiceNode node;
+
+  IntegratedServiceNode(ServiceNode node) {
+    this.node = node;
+  }
+
+  @Override
+  public String name() {
+    return node.config().nodeName();
+  }
+
+  @Override
+  public String site() {
+    return node.config().site();
+  }
+
+  @Override
+  public String wanAddress() {
+    InetSocketAddress a = node.wanAddress();
+    return a.getHostString() + ":" + a.getPort();
+  }
+
+  @Override
+  public long flowCapacity() {
+    return node.config().flows().maxActive();
+  }
+
+  @Override
+  public long activeFlows() {
+    return node.flows().active().size();
+  }
+
+  @Override
+  public List<Flow> flows(boolean closed) {
+    List<FlowRecord> records = closed ? node.flows().closed() : node.flows().active();
+    List<Flow> out = new ArrayList<>(records.size());
+    Instant now = Instant.now();
+    for (FlowRecord r : records) {
+      out.add(toProto(r, name(), site(), now));
+    }
+    return out;
+  }
+
+  static Flow toProto(FlowRecord r, String nodeName, String site, Instant now) {
+    Instant end = r.end() != null ? r.end() : now;
+    Duration duration = r.start() == null ? Duration.ZERO : Duration.between(r.start(), end);
+    long bytes = r.bytesClientToServer() + r.bytesServerToClient();
+    long rate = duration.toMillis() > 0 ? bytes * 8_000 / duration.toMillis() : 0;
+    Flow.Builder f = Flow.newBuilder()
+        .setId(nodeName + "/" + r.id())
+        .setSource(hostPort(r.client()))
+        .setDestination(hostPort(r.server()))
+        .setServiceNode(nodeName)
+        .setSite(site)
+        .setState(state(r))
+        .setBytesClientToServer(r.bytesClientToServer())
+        .setBytesServerToClient(r.bytesServerToClient())
+        .setRateBitsPerSecond(rate)
+        .setWanRttMicros(Math.max(0, r.wanRttMicros()))
+        .setReason(reason(r))
+        .setStartedUnixMillis(r.start() == null ? 0 : r.start().toEpochMilli())
+        .setDurationMillis(duration.toMillis());
+    if (r.kind() == FlowKind.OPTIMIZED) {
+      f.addServices("tcp-optimization");
+    }
+    if (r.peer() != null) {
+      f.setPeer(r.peer());
+    }
+    return f.build();
+  }
+
+  private static FlowState state(FlowRecord r) {
+    switch (r.state()) {
+      case CLOSED:
+        return FlowState.CLOSED;
+      case CONNECTING:
+        return FlowState.OPENING;
+      default:
+        break;
+    }
+    switch (r.kind()) {
+      case OPTIMIZED:
+        return FlowState.OPTIMIZED;
+      case DROPPED:
+        return FlowState.DROPPED;
+      default:
+        return FlowState.PASS_THROUGH;
+    }
+  }
+
+  /** For an open flow the pass-through reason; for a closed one how it ended (and how it was handled). */
+  private static String reason(FlowRecord r) {
+    String handled = r.kind() == FlowKind.OPTIMIZED ? "" : r.kind().name().toLowerCase().replace('_', '-') + ": " + r.reason();
+    if (r.closeReason() == null || r.closeReason().isEmpty()) {
+      return handled;
+    }
+    return handled.isEmpty() ? r.closeReason() : r.closeReason() + " (" + handled + ")";
+  }
+
+  private static String hostPort(InetSocketAddress a) {
+    if (a == null) {
+      return "";
+    }
+    String host = a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress();
+    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
+  }
+
+  @Override
+  public List<PeerSession> sessions() {
+    List<PeerSession> out = new ArrayList<>();
+    for (PeerSessionStatus s : node.sessions()) {
+      out.add(PeerSession.newBuilder()
+          .setPeer(s.name())
+          .setSite(s.site())
+          .setConnectionsUp(s.connectionsUp())
+          .setConnectionsConfigured(s.connectionsConfigured())
+          .setRttMicros(s.rtt() == null ? 0 : s.rtt().toNanos() / 1000)
+          .setCwndSegments(s.cwndSegments())
+          .setRetransmits(s.retransmits())
+          .setCongestionControl(s.congestionControl())
+          .setReporter(name())
+          .build());
+    }
+    return out;
+  }
+
+  @Override
+  public void decider(FlowDispatcher dispatcher) {
+    node.decider(PolicyDecider.of(dispatcher));
+  }
+}

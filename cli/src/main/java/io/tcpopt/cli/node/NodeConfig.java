@@ -1,0 +1,86 @@
+package io.tcpopt.cli.node;
+
+import io.tcpopt.common.config.ConfigException;
+import io.tcpopt.common.config.ConfigTree;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * The node configuration file of {@code run --config}: who the node is ({@code node:}), which roles
+ * it plays, and the sections each role parses itself ({@code service-node:}, {@code policy:},
+ * {@code controller:}); {@code metrics.listen} is the scrape endpoint (absent: no endpoint). Every
+ * mistake is one {@link ConfigException} naming the field. Relative file paths inside (certificates,
+ * token files) are resolved against the working directory.
+ *
+ * @param name node name, unique in the cluster (required)
+ * @param site the site the node belongs to (required)
+ * @param roles controller and/or service-node (required, at least one)
+ * @param metricsListen the Prometheus endpoint, or {@code null} for none
+ */
+public record NodeConfig(
+    String name,
+    String site,
+    Set<Role> roles,
+    ConfigTree serviceNode,
+    ConfigTree policy,
+    ConfigTree controller,
+    InetSocketAddress metricsListen) {
+
+  public static NodeConfig load(Path file) {
+    if (!Files.isRegularFile(file)) {
+      throw new ConfigException("", "config file " + file + (Files.exists(file) ? " is not a regular file" : " does not exist"));
+    }
+    return from(ConfigTree.load(file));
+  }
+
+  public static NodeConfig from(ConfigTree root) {
+    if (!root.isMap()) {
+      throw root.error("expected a mapping with node:, service-node:, policy:, controller:, metrics:");
+    }
+    root.requireOnly("node", "service-node", "policy", "controller", "metrics");
+    ConfigTree node = root.get("node").requireOnly("name", "site", "roles");
+    String name = nonBlank(node, "name");
+    String site = nonBlank(node, "site");
+    ConfigTree rolesTree = node.get("roles");
+    Set<Role> roles = EnumSet.noneOf(Role.class);
+    for (ConfigTree item : rolesTree.items()) {
+      if (!roles.add(Role.parse(item))) {
+        throw item.error("role listed twice");
+      }
+    }
+    if (roles.isEmpty()) {
+      throw rolesTree.error("list at least one role: controller, service-node");
+    }
+    if (roles.contains(Role.SERVICE_NODE) && !root.has("service-node")) {
+      throw new ConfigException("service-node", "is required when node.roles includes service-node");
+    }
+    if (!roles.contains(Role.SERVICE_NODE) && root.has("service-node")) {
+      throw new ConfigException("service-node", "is set but node.roles does not include service-node");
+    }
+    if (!roles.contains(Role.CONTROLLER) && root.has("controller")) {
+      throw new ConfigException("controller", "is set but node.roles does not include controller");
+    }
+    InetSocketAddress metrics = null;
+    if (root.has("metrics")) {
+      ConfigTree m = root.get("metrics").requireOnly("listen");
+      metrics = m.socketAddress("listen");
+    }
+    return new NodeConfig(name, site, Set.copyOf(roles), root.section("service-node"), root.section("policy"),
+        root.section("controller"), metrics);
+  }
+
+  private static String nonBlank(ConfigTree section, String key) {
+    String value = section.string(key).trim();
+    if (value.isEmpty()) {
+      throw section.get(key).error("must not be empty");
+    }
+    return value;
+  }
+
+  public boolean integrated() {
+    return roles.size() == 2;
+  }
+}

@@ -1,0 +1,134 @@
+package io.tcpopt.cli.node;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.tcpopt.cli.metrics.MetricsEndpoint;
+import io.tcpopt.common.policy.CompiledPolicy;
+import io.tcpopt.common.policy.PolicyDocument;
+import io.tcpopt.controller.Controller;
+import io.tcpopt.controller.ControllerConfig;
+import io.tcpopt.servicenode.FlowDecider;
+import io.tcpopt.servicenode.ServiceNode;
+import io.tcpopt.servicenode.ServiceNodeConfig;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running node: the roles of its config wired together around one meter registry. A service node
+ * decides flows with the bootstrap {@code policy:} (or optimizes everything a peer serves when there
+ * is none); in an integrated node the controller takes over deciding as soon as it has started, and
+ * keeps deciding with the last good policy. Closing stops everything in reverse start order and is
+ * idempotent; a failure while starting closes what was already started before reporting it.
+ */
+public final class NodeRuntime implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(NodeRuntime.class);
+
+  private final NodeConfig config;
+  private final PrometheusMeterRegistry registry;
+  private final Deque<AutoCloseable> started = new ArrayDeque<>();
+  private final List<String> parts = new ArrayList<>();
+  private MetricsEndpoint metrics;
+  private ServiceNode serviceNode;
+  private Controller controller;
+  private boolean closed;
+
+  private NodeRuntime(NodeConfig config) {
+    this.config = config;
+    this.registry = MetricsEndpoint.newRegistry(config.name(), config.site());
+  }
+
+  public static NodeRuntime start(NodeConfig config) {
+    NodeRuntime node = new NodeRuntime(config);
+    try {
+      node.startRoles();
+      return node;
+    } catch (RuntimeException e) {
+      node.close();
+      throw e;
+    }
+  }
+
+  private void startRoles() {
+    PolicyDocument bootstrap = config.policy().isMap() && config.policy().keys().isEmpty()
+        ? null
+        : PolicyDocument.fromTree(config.policy());
+    IntegratedServiceNode local = null;
+    if (config.roles().contains(Role.SERVICE_NODE)) {
+      ServiceNodeConfig snConfig = ServiceNodeConfig.from(config.serviceNode(), config.name(), config.site());
+      FlowDecider decider = bootstrap == null ? FlowDecider.optimizeAll() : PolicyDecider.of(CompiledPolicy.compile(bootstrap));
+      serviceNode = ServiceNode.start(snConfig, decider, registry);
+      started.push(serviceNode);
+      local = new IntegratedServiceNode(serviceNode);
+      parts.add("service node: WAN " + local.wanAddress() + listeners(serviceNode));
+    }
+    if (config.roles().contains(Role.CONTROLLER)) {
+      ControllerConfig ctlConfig = ControllerConfig.from(config.controller(), config.name(), config.site());
+      Controller ctl = new Controller(ctlConfig, bootstrap, registry);
+      if (local != null) {
+        ctl.attach(local);
+      }
+      started.push(ctl);
+      controller = ctl.start();
+      InetSocketAddress api = controller.grpcAddress();
+      parts.add(0, "controller: gRPC " + api.getHostString() + ":" + api.getPort());
+    }
+    if (config.metricsListen() != null) {
+      metrics = MetricsEndpoint.start(config.metricsListen(), registry);
+      started.push(metrics);
+      parts.add("metrics: http://" + metrics.address().getHostString() + ":" + metrics.address().getPort() + "/metrics");
+    }
+  }
+
+  private static String listeners(ServiceNode node) {
+    List<String> out = new ArrayList<>();
+    for (InetSocketAddress a : node.listenerAddresses()) {
+      out.add(a.getHostString() + ":" + a.getPort());
+    }
+    return out.isEmpty() ? "" : ", listeners " + String.join(" ", out);
+  }
+
+  /** The service node, or null when the node has no service-node role. */
+  public ServiceNode serviceNode() {
+    return serviceNode;
+  }
+
+  /** The controller, or null when the node has no controller role. */
+  public Controller controller() {
+    return controller;
+  }
+
+  /** The metrics endpoint, or null when {@code metrics.listen} is not set. */
+  public MetricsEndpoint metrics() {
+    return metrics;
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  /** One line: the roles and the addresses they listen on. */
+  public String describe() {
+    return String.join(", ", parts);
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    while (!started.isEmpty()) {
+      AutoCloseable part = started.pop();
+      try {
+        part.close();
+      } catch (Exception e) {
+        log.warn("node {}: error while stopping {}: {}", config.name(), part, e.toString());
+      }
+    }
+    registry.close();
+  }
+}

@@ -1,0 +1,159 @@
+package io.tcpopt.cli.operator;
+
+import io.tcpopt.cli.CliContext;
+import io.tcpopt.cli.CliException;
+import io.tcpopt.cli.output.Table;
+import io.tcpopt.cli.output.Units;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code tcpopt flows}: active flows (or, with {@code --closed}, the closed-flow history with the
+ * close or pass-through reason), filtered by site, node, address, port and state; {@code --watch}
+ * redraws the table in place until interrupted.
+ */
+@Command(name = "flows", description = "List active flows, or closed ones with --closed.")
+public final class FlowsCommand extends OperatorCommand {
+  @Option(names = "--closed", description = "Show the closed-flow history with close or pass-through reasons.")
+  boolean closed;
+
+  @Option(names = "--watch", description = "Redraw every --interval until interrupted (table output only).")
+  boolean watch;
+
+  @Option(names = "--interval", paramLabel = "SECONDS", description = "Refresh interval for --watch (default: 2).")
+  double intervalSeconds = 2;
+
+  @Option(names = "--count", paramLabel = "N", hidden = true, description = "Stop --watch after N refreshes.")
+  int count = Integer.MAX_VALUE;
+
+  @Option(names = "--site", description = "Only flows handled at this site.")
+  String site;
+
+  @Option(names = "--node", description = "Only flows on this service node.")
+  String node;
+
+  @Option(names = "--address", paramLabel = "IP", description = "Only flows whose source or destination is this IP.")
+  String address;
+
+  @Option(names = "--port", description = "Only flows whose source or destination port is this.")
+  Integer port;
+
+  @Option(names = "--state", description = "Only flows in this state (e.g. optimized, pass-through, closed).")
+  String state;
+
+  public FlowsCommand(CliContext context) {
+    super(context);
+  }
+
+  @Override
+  int execute(ControllerClient client) {
+    if (watch && output.json()) {
+      throw new CliException("--watch works with table output only", CliException.USAGE);
+    }
+    if (intervalSeconds <= 0) {
+      throw new CliException("--interval must be positive", CliException.USAGE);
+    }
+    if (!watch) {
+      print(client.flows(closed).stream().filter(this::matches).toList(), false);
+      return 0;
+    }
+    for (int i = 0; i < count && !context.stop().get(); i++) {
+      List<Views.Flow> flows = client.flows(closed).stream().filter(this::matches).toList();
+      context.out().print("\033[H\033[2J");
+      context.out().printf("tcpopt flows%s — every %.1fs, Ctrl-C to stop%n%n", closed ? " --closed" : "", intervalSeconds);
+      print(flows, true);
+      context.out().flush();
+      if (i + 1 < count) {
+        sleep();
+      }
+    }
+    return 0;
+  }
+
+  private void sleep() {
+    long until = System.nanoTime() + (long) (intervalSeconds * 1e9);
+    while (!context.stop().get() && System.nanoTime() < until) {
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  boolean matches(Views.Flow f) {
+    return (site == null || site.equals(f.site()))
+        && (node == null || node.equals(f.node()))
+        && (state == null || state.equalsIgnoreCase(f.state()))
+        && (address == null || host(f.source()).equals(address) || host(f.destination()).equals(address))
+        && (port == null || port(f.source()) == port || port(f.destination()) == port);
+  }
+
+  private static String host(String hostPort) {
+    int colon = hostPort.lastIndexOf(':');
+    String host = colon < 0 ? hostPort : hostPort.substring(0, colon);
+    return host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
+  }
+
+  private static int port(String hostPort) {
+    try {
+      return Integer.parseInt(hostPort.substring(hostPort.lastIndexOf(':') + 1));
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  private void print(List<Views.Flow> flows, boolean watching) {
+    if (output.json()) {
+      List<Object> json = new ArrayList<>();
+      for (Views.Flow f : flows) {
+        json.add(toJson(f));
+      }
+      printJson(json);
+      return;
+    }
+    PrintStream out = context.out();
+    Table table = closed
+        ? new Table("flow", "vpn", "source", "destination", "node", "services", "state", "client→", "←server", "duration", "reason")
+        : new Table("flow", "vpn", "source", "destination", "node", "services", "state", "client→", "←server", "rate", "wan rtt");
+    for (Views.Flow f : flows) {
+      Object last1 = closed ? Units.duration(f.duration() == null ? Duration.ZERO : f.duration()) : Units.bitsPerSecond(f.rateBitsPerSecond());
+      Object last2 = closed ? f.reason() : Units.micros(f.wanRttMicros());
+      table.row(f.id(), f.vpn(), f.source(), f.destination(), f.node(), f.services(), f.state().toLowerCase(Locale.ROOT),
+          Units.bytes(f.bytesFromClient()), Units.bytes(f.bytesToClient()), last1, last2);
+    }
+    if (table.isEmpty() && !watching) {
+      out.println(closed ? "no closed flows" : "no active flows");
+      return;
+    }
+    table.print(out);
+  }
+
+  static Map<String, Object> toJson(Views.Flow f) {
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("id", f.id());
+    json.put("vpn", f.vpn());
+    json.put("source", f.source());
+    json.put("destination", f.destination());
+    json.put("site", f.site());
+    json.put("node", f.node());
+    json.put("services", f.services());
+    json.put("state", f.state());
+    json.put("bytesFromClient", f.bytesFromClient());
+    json.put("bytesToClient", f.bytesToClient());
+    json.put("rateBitsPerSecond", f.rateBitsPerSecond());
+    json.put("wanRttMicros", f.wanRttMicros());
+    json.put("opened", f.opened() == null ? null : f.opened().toString());
+    json.put("durationMillis", f.duration() == null ? null : f.duration().toMillis());
+    json.put("reason", f.reason() == null || f.reason().isEmpty() ? null : f.reason());
+    return json;
+  }
+}

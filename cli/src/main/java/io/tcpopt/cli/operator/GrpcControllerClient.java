@@ -1,0 +1,239 @@
+package io.tcpopt.cli.operator;
+
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.ClientInterceptors;
+import io.grpc.ForwardingClientCall;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.tcpopt.cli.CliException;
+import io.tcpopt.proto.v1.ApplyPolicyRequest;
+import io.tcpopt.proto.v1.ApplyPolicyResponse;
+import io.tcpopt.proto.v1.DiffPolicyRequest;
+import io.tcpopt.proto.v1.Flow;
+import io.tcpopt.proto.v1.FlowState;
+import io.tcpopt.proto.v1.FlowsRequest;
+import io.tcpopt.proto.v1.FlowsResponse;
+import io.tcpopt.proto.v1.GetPolicyRequest;
+import io.tcpopt.proto.v1.GetPolicyResponse;
+import io.tcpopt.proto.v1.GroupStatus;
+import io.tcpopt.proto.v1.Health;
+import io.tcpopt.proto.v1.NodeInfo;
+import io.tcpopt.proto.v1.NodesRequest;
+import io.tcpopt.proto.v1.NodesResponse;
+import io.tcpopt.proto.v1.PeerSession;
+import io.tcpopt.proto.v1.PolicyServiceGrpc;
+import io.tcpopt.proto.v1.PolicyVersionInfo;
+import io.tcpopt.proto.v1.PolicyViolation;
+import io.tcpopt.proto.v1.RollbackPolicyRequest;
+import io.tcpopt.proto.v1.RollbackPolicyResponse;
+import io.tcpopt.proto.v1.StatusRequest;
+import io.tcpopt.proto.v1.StatusResponse;
+import io.tcpopt.proto.v1.StatusServiceGrpc;
+import io.tcpopt.proto.v1.ValidatePolicyRequest;
+import io.tcpopt.proto.v1.ValidatePolicyResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The {@link ControllerClient} over the controller's gRPC API. Maps transport failures to the
+ * one-line errors the CLI promises: UNAVAILABLE → "cannot reach controller at HOST:PORT",
+ * UNAUTHENTICATED → "controller refused the credentials", INVALID_ARGUMENT → the controller's
+ * description.
+ */
+final class GrpcControllerClient implements ControllerClient {
+  static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+  private static final long DEADLINE_SECONDS = 10;
+
+  private final ControllerTarget target;
+  private final ManagedChannel channel;
+  private final StatusServiceGrpc.StatusServiceBlockingStub status;
+  private final PolicyServiceGrpc.PolicyServiceBlockingStub policy;
+
+  private GrpcControllerClient(ControllerTarget target) {
+    this.target = target;
+    this.channel = Grpc.newChannelBuilderForAddress(target.host(), target.port(), InsecureChannelCredentials.create()).build();
+    Channel calls = target.token() == null ? channel : ClientInterceptors.intercept(channel, bearer(target.token()));
+    this.status = StatusServiceGrpc.newBlockingStub(calls).withInterceptors(deadline());
+    this.policy = PolicyServiceGrpc.newBlockingStub(calls).withInterceptors(deadline());
+  }
+
+  static ControllerClient connect(ControllerTarget target) {
+    return new GrpcControllerClient(target);
+  }
+
+  /** A fresh deadline for every call (a stub's own deadline would be fixed when the stub is made). */
+  private static ClientInterceptor deadline() {
+    return new ClientInterceptor() {
+      @Override
+      public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+        return next.newCall(method, options.withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS));
+      }
+    };
+  }
+
+  <T> T call(Supplier<T> rpc) {
+    try {
+      return rpc.get();
+    } catch (StatusRuntimeException e) {
+      throw translate(e.getStatus(), e.getCause() != null, target);
+    }
+  }
+
+  static CliException translate(Status status, boolean cause, ControllerTarget target) {
+    String detail = status.getDescription() == null ? status.getCode().toString() : status.getDescription();
+    switch (status.getCode()) {
+      case UNAVAILABLE:
+        // A transport failure carries its cause; an UNAVAILABLE sent by the controller does not.
+        return cause || status.getDescription() == null
+            ? new CliException("cannot reach controller at " + target)
+            : new CliException("controller at " + target + ": " + detail);
+      case DEADLINE_EXCEEDED:
+        return new CliException("controller at " + target + " did not answer within " + DEADLINE_SECONDS + "s");
+      case UNAUTHENTICATED:
+      case PERMISSION_DENIED:
+        return new CliException("controller refused the credentials");
+      case UNIMPLEMENTED:
+        return new CliException("controller at " + target + " does not support this command: " + detail);
+      default:
+        return new CliException(detail);
+    }
+  }
+
+  private static ClientInterceptor bearer(String token) {
+    return new ClientInterceptor() {
+      @Override
+      public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+        return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
+          @Override
+          public void start(Listener<R> listener, Metadata headers) {
+            headers.put(AUTHORIZATION, "Bearer " + token);
+            super.start(listener, headers);
+          }
+        };
+      }
+    };
+  }
+
+  @Override
+  public Views.ClusterStatus status() {
+    StatusResponse r = call(() -> status.status(StatusRequest.getDefaultInstance()));
+    List<Views.Group> groups = new ArrayList<>();
+    for (GroupStatus g : r.getGroupsList()) {
+      List<Views.Member> members = new ArrayList<>();
+      for (NodeInfo n : g.getMembersList()) {
+        members.add(new Views.Member(n.getName(), n.getHealth() == Health.RUNNING, n.getLoadPercent()));
+      }
+      groups.add(new Views.Group(g.getName(), g.getSite(), members));
+    }
+    List<Views.Session> sessions = new ArrayList<>();
+    for (PeerSession p : r.getSessionsList()) {
+      sessions.add(new Views.Session(p.getReporter(), p.getPeer(), p.getSite(), p.getConnectionsUp(), p.getConnectionsConfigured(),
+          p.getRttMicros(), p.getCwndSegments(), p.getRetransmits(), p.getCongestionControl()));
+    }
+    return new Views.ClusterStatus(health(r.getHealth()), r.getReason(), r.getController() + " (" + target + ")",
+        r.getPolicyVersion(), r.getPolicyName(), r.getSitesList(), groups, sessions, r.getFlowsActive(), r.getFlowCapacity());
+  }
+
+  @Override
+  public List<Views.Node> nodes() {
+    NodesResponse r = call(() -> status.nodes(NodesRequest.getDefaultInstance()));
+    List<Views.Node> out = new ArrayList<>();
+    for (NodeInfo n : r.getNodesList()) {
+      List<String> roles = switch (n.getRole()) {
+        case "integrated" -> List.of("controller", "service-node");
+        case "" -> List.of();
+        default -> List.of(n.getRole());
+      };
+      String state = n.getHealthReason().isEmpty() ? health(n.getHealth()) : health(n.getHealth()) + " (" + n.getHealthReason() + ")";
+      out.add(new Views.Node(n.getName(), n.getSite(), roles, n.getAddress(), state, n.getLoadPercent(), n.getActiveFlows(),
+          n.getFlowCapacity(), n.getLastHeartbeatUnixMillis() == 0 ? null : Instant.ofEpochMilli(n.getLastHeartbeatUnixMillis())));
+    }
+    return out;
+  }
+
+  @Override
+  public List<Views.Flow> flows(boolean closed) {
+    FlowsResponse r = call(() -> status.flows(FlowsRequest.newBuilder().setClosed(closed).build()));
+    List<Views.Flow> out = new ArrayList<>();
+    for (Flow f : r.getFlowsList()) {
+      out.add(new Views.Flow(f.getId(), f.getVpn(), f.getSource(), f.getDestination(), f.getSite(), f.getServiceNode(),
+          String.join(",", f.getServicesList()), flowState(f.getState()), f.getBytesClientToServer(), f.getBytesServerToClient(),
+          f.getRateBitsPerSecond(), f.getWanRttMicros(),
+          f.getStartedUnixMillis() == 0 ? null : Instant.ofEpochMilli(f.getStartedUnixMillis()),
+          Duration.ofMillis(f.getDurationMillis()), f.getReason()));
+    }
+    return out;
+  }
+
+  @Override
+  public Views.PolicyVersion applyPolicy(String yaml, String sourceName) {
+    ApplyPolicyResponse r = call(() -> policy.apply(
+        ApplyPolicyRequest.newBuilder().setYaml(yaml).setComment("tcpopt policy apply -f " + sourceName).build()));
+    return version(r.getInfo(), yaml);
+  }
+
+  @Override
+  public List<Views.PolicyError> validatePolicy(String yaml, String sourceName) {
+    ValidatePolicyResponse r = call(() -> policy.validate(ValidatePolicyRequest.newBuilder().setYaml(yaml).build()));
+    List<Views.PolicyError> errors = new ArrayList<>();
+    for (PolicyViolation v : r.getViolationsList()) {
+      errors.add(new Views.PolicyError(v.getPath(), v.getReason()));
+    }
+    if (!r.getValid() && errors.isEmpty()) {
+      errors.add(new Views.PolicyError("", "refused by the controller"));
+    }
+    return errors;
+  }
+
+  @Override
+  public Views.PolicyVersion policy(long version) {
+    GetPolicyResponse r = call(() -> policy.get(GetPolicyRequest.newBuilder().setVersion(Math.max(0, version)).build()));
+    return version(r.getPolicy().getInfo(), r.getPolicy().getYaml());
+  }
+
+  @Override
+  public String diff(String candidateYaml) {
+    return call(() -> policy.diff(DiffPolicyRequest.newBuilder().setToYaml(candidateYaml).build())).getUnifiedDiff();
+  }
+
+  @Override
+  public Views.PolicyVersion rollback(long version) {
+    RollbackPolicyResponse r = call(() -> policy.rollback(RollbackPolicyRequest.newBuilder().setVersion(version).build()));
+    return version(r.getInfo(), null);
+  }
+
+  private static Views.PolicyVersion version(PolicyVersionInfo info, String yaml) {
+    return new Views.PolicyVersion(info.getVersion(), info.getName(), yaml,
+        info.getAppliedAtUnixMillis() == 0 ? null : Instant.ofEpochMilli(info.getAppliedAtUnixMillis()));
+  }
+
+  private static String health(Health h) {
+    return h == Health.HEALTH_UNSPECIFIED || h == Health.UNRECOGNIZED ? "UNKNOWN" : h.name();
+  }
+
+  private static String flowState(FlowState s) {
+    return s == FlowState.FLOW_STATE_UNSPECIFIED || s == FlowState.UNRECOGNIZED ? "UNKNOWN" : s.name();
+  }
+
+  @Override
+  public void close() {
+    channel.shutdownNow();
+    try {
+      channel.awaitTermination(2, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,130 @@
+package io.tcpopt.cli.operator;
+
+import io.tcpopt.cli.CliContext;
+import io.tcpopt.cli.output.Table;
+import io.tcpopt.cli.output.Units;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code tcpopt status}: the optimizer's operational state (RUNNING / DEGRADED / DOWN and why),
+ * the active policy, sites, service-node groups with member health and load, peer sessions and
+ * flow capacity used.
+ */
+@Command(name = "status", description = "Show the operational state of the cluster.")
+public final class StatusCommand extends OperatorCommand {
+  public StatusCommand(CliContext context) {
+    super(context);
+  }
+
+  @Override
+  int execute(ControllerClient client) {
+    Views.ClusterStatus s = client.status();
+    if (output.json()) {
+      printJson(toJson(s));
+      return 0;
+    }
+    PrintStream out = context.out();
+    printSummary(out, s);
+    out.println();
+    Table groups = new Table("service-node group", "site", "node", "health", "load");
+    for (Views.Group g : s.groups()) {
+      if (g.members().isEmpty()) {
+        groups.row(g.name(), g.site(), null, "no members", null);
+      }
+      for (Views.Member m : g.members()) {
+        groups.row(g.name(), g.site(), m.node(), m.healthy() ? "healthy" : "unhealthy", String.format("%.1f%%", m.loadPercent()));
+      }
+    }
+    groups.print(out);
+    out.println();
+    Table sessions = new Table("node", "peer", "peer site", "connections", "rtt", "cwnd", "retransmits", "cc");
+    for (Views.Session p : s.sessions()) {
+      sessions.row(
+          p.node(), p.peer(), p.peerSite(), p.connectionsUp() + "/" + p.connectionsConfigured(),
+          Units.micros(p.rttMicros()), unknownIfNegative(p.cwndSegments()), unknownIfNegative(p.retransmits()),
+          p.congestionControl());
+    }
+    sessions.print(out);
+    return 0;
+  }
+
+  private static void printSummary(PrintStream out, Views.ClusterStatus s) {
+    String[][] lines = {
+      {"State:", stateLine(s)},
+      {"Controller:", s.controller()},
+      {"Policy:", s.policyVersion() > 0 ? s.policyName() + " (version " + s.policyVersion() + ")" : "none"},
+      {"Sites:", s.sites().isEmpty() ? "-" : String.join(", ", s.sites())},
+      {"Flows:", s.activeFlows() + " active of " + s.flowCapacity() + " (" + percent(s.activeFlows(), s.flowCapacity()) + " used)"},
+    };
+    for (String[] line : lines) {
+      out.printf("%-12s %s%n", line[0], line[1]);
+    }
+  }
+
+  private static Long unknownIfNegative(long n) {
+    return n < 0 ? null : n;
+  }
+
+  private static String stateLine(Views.ClusterStatus s) {
+    boolean noReason = s.reason() == null || s.reason().isEmpty() || s.state().equals("RUNNING");
+    return noReason ? s.state() : s.state() + " (" + s.reason() + ")";
+  }
+
+  static String percent(long used, long capacity) {
+    return capacity <= 0 ? "-" : String.format("%.1f%%", 100.0 * used / capacity);
+  }
+
+  static Map<String, Object> toJson(Views.ClusterStatus s) {
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("state", s.state());
+    json.put("reason", s.reason() == null || s.reason().isEmpty() ? null : s.reason());
+    json.put("controller", s.controller());
+    Map<String, Object> policy = new LinkedHashMap<>();
+    policy.put("name", s.policyName());
+    policy.put("version", s.policyVersion());
+    json.put("policy", policy);
+    json.put("sites", s.sites());
+    List<Object> groups = new ArrayList<>();
+    for (Views.Group g : s.groups()) {
+      Map<String, Object> group = new LinkedHashMap<>();
+      group.put("name", g.name());
+      group.put("site", g.site());
+      List<Object> members = new ArrayList<>();
+      for (Views.Member m : g.members()) {
+        Map<String, Object> member = new LinkedHashMap<>();
+        member.put("node", m.node());
+        member.put("healthy", m.healthy());
+        member.put("loadPercent", m.loadPercent());
+        members.add(member);
+      }
+      group.put("members", members);
+      groups.add(group);
+    }
+    json.put("serviceNodeGroups", groups);
+    List<Object> sessions = new ArrayList<>();
+    for (Views.Session p : s.sessions()) {
+      Map<String, Object> session = new LinkedHashMap<>();
+      session.put("node", p.node());
+      session.put("peer", p.peer());
+      session.put("peerSite", p.peerSite());
+      session.put("connectionsUp", p.connectionsUp());
+      session.put("connectionsConfigured", p.connectionsConfigured());
+      session.put("rttMicros", p.rttMicros());
+      session.put("cwndSegments", p.cwndSegments());
+      session.put("retransmits", p.retransmits());
+      session.put("congestionControl", p.congestionControl());
+      sessions.add(session);
+    }
+    json.put("sessions", sessions);
+    Map<String, Object> flows = new LinkedHashMap<>();
+    flows.put("active", s.activeFlows());
+    flows.put("capacity", s.flowCapacity());
+    json.put("flows", flows);
+    return json;
+  }
+}

@@ -1,0 +1,76 @@
+package io.tcpopt.cli.operator;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/** The facts the operator commands print, independent of the wire format they came in. */
+public final class Views {
+  private Views() {}
+
+  /** Overall state: RUNNING, DEGRADED or DOWN, with the reason when not RUNNING. */
+  public record ClusterStatus(
+      String state,
+      String reason,
+      String controller,
+      long policyVersion,
+      String policyName,
+      List<String> sites,
+      List<Group> groups,
+      List<Session> sessions,
+      long activeFlows,
+      long flowCapacity) {}
+
+  public record Group(String name, String site, List<Member> members) {}
+
+  public record Member(String node, boolean healthy, double loadPercent) {}
+
+  /** One peer session as seen by one service node. */
+  public record Session(
+      String node,
+      String peer,
+      String peerSite,
+      int connectionsUp,
+      int connectionsConfigured,
+      long rttMicros,
+      long cwndSegments,
+      long retransmits,
+      String congestionControl) {}
+
+  public record Node(
+      String name,
+      String site,
+      List<String> roles,
+      String address,
+      String state,
+      double loadPercent,
+      long activeFlows,
+      long flowCapacity,
+      Instant lastHeartbeat) {}
+
+  public record Flow(
+      String id,
+      int vpn,
+      String source,
+      String destination,
+      String site,
+      String node,
+      String services,
+      String state,
+      long bytesFromClient,
+      long bytesToClient,
+      double rateBitsPerSecond,
+      long wanRttMicros,
+      Instant opened,
+      Duration duration,
+      String reason) {}
+
+  public record PolicyVersion(long version, String name, String yaml, Instant appliedAt) {}
+
+  public record PolicyError(String path, String reason) {
+    @Override
+    public String toString() {
+      return path.isEmpty() ? reason : path + ": " + reason;
+    }
+  }
+}

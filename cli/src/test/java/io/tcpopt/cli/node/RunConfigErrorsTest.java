@@ -1,0 +1,62 @@
+package io.tcpopt.cli.node;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import io.tcpopt.cli.CliRun;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** {@code run --config} with a broken file: one line naming the field, non-zero exit, nothing started. */
+class RunConfigErrorsTest {
+  @TempDir Path dir;
+
+  private CliRun runWith(String yaml) throws Exception {
+    Path file = dir.resolve("node.yaml");
+    Files.writeString(file, yaml);
+    return CliRun.run(target -> {
+      throw new AssertionError("run must not connect as a client");
+    }, "run", "--config", file.toString());
+  }
+
+  static Stream<Arguments> brokenConfigs() {
+    return Stream.of(
+        Arguments.of("node: {site: b, roles: [service-node]}\nservice-node: {}", "tcpopt: node.name: is required"),
+        Arguments.of("node: {name: n, site: b}", "tcpopt: node.roles: is required"),
+        Arguments.of("node: {name: n, site: b, roles: [router]}",
+            "tcpopt: node.roles[0]: unknown role \"router\" (expected controller or service-node)"),
+        Arguments.of("node: {name: n, site: b, roles: []}", "tcpopt: node.roles: list at least one role: controller, service-node"),
+        Arguments.of("node: {name: n, site: b, roles: [service-node]}",
+            "tcpopt: service-node: is required when node.roles includes service-node"),
+        Arguments.of("node: {name: n, site: b, roles: [controller], nmae: x}",
+            "tcpopt: node.nmae: unknown setting (expected one of name, site, roles)"),
+        Arguments.of("node: {name: n, site: b, roles: [controller]}\nmetrics: {listen: localhost}",
+            "tcpopt: metrics.listen: expected HOST:PORT, got \"localhost\""),
+        Arguments.of("node: {name: n, site: b, roles: [controller]}\nmetrix: {}",
+            "tcpopt: metrix: unknown setting (expected one of node, service-node, policy, controller, metrics)"));
+  }
+
+  @ParameterizedTest
+  @MethodSource("brokenConfigs")
+  void brokenConfigIsOneLineNamingTheField(String yaml, String expected) throws Exception {
+    CliRun r = runWith(yaml);
+    assertNotEquals(0, r.exitCode());
+    assertEquals(expected, r.errorLine());
+  }
+
+  @Test
+  void missingFileAndBadYaml() throws Exception {
+    CliRun missing = CliRun.run(t -> null, "run", "--config", dir.resolve("absent.yaml").toString());
+    assertEquals(1, missing.exitCode());
+    assertEquals("tcpopt: config file " + dir.resolve("absent.yaml") + " does not exist", missing.errorLine());
+    CliRun syntax = runWith("node: [\n");
+    assertEquals(1, syntax.exitCode());
+    syntax.errorLine();
+  }
+}

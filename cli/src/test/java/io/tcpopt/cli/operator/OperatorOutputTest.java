@@ -1,0 +1,131 @@
+package io.tcpopt.cli.operator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tcpopt.cli.CliRun;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** How the operator commands print, against an in-memory controller (the live one: OperatorCommandsIT). */
+class OperatorOutputTest {
+  private final FakeController controller = new FakeController();
+
+  private CliRun run(String... args) {
+    return CliRun.run(controller.connector(), args);
+  }
+
+  @Test
+  void statusTableShowsStateGroupsAndSessions() {
+    CliRun r = run("status");
+    assertEquals(0, r.exitCode(), r.err());
+    assertTrue(r.out().contains("State:       DEGRADED (1 of 2 sessions down)"), r.out());
+    assertTrue(r.out().contains("Policy:      first (version 1)"), r.out());
+    assertTrue(r.out().contains("Flows:       5 active of 10000 (0.1% used)"), r.out());
+    assertTrue(r.out().lines().anyMatch(l -> l.matches("SNG-APPQOE\\s+branch\\s+branch-1\\s+healthy\\s+12\\.5%")), r.out());
+    assertTrue(r.out().lines().anyMatch(l -> l.matches("branch-1\\s+dc-1\\s+dc\\s+3/4\\s+1\\.5ms\\s+42\\s+7\\s+bbr")), r.out());
+    assertTrue(controller.closed);
+  }
+
+  @Test
+  void statusJsonCarriesRawNumbers() {
+    CliRun r = run("status", "-o", "json");
+    assertEquals(0, r.exitCode(), r.err());
+    assertTrue(r.out().startsWith("{\n  \"state\": \"DEGRADED\",\n  \"reason\": \"1 of 2 sessions down\""), r.out());
+    assertTrue(r.out().contains("\"rttMicros\": 1500"), r.out());
+    assertTrue(r.out().contains("\"capacity\": 10000"), r.out());
+  }
+
+  @Test
+  void flowsTableIsAligned() {
+    CliRun r = run("flows");
+    assertEquals(0, r.exitCode(), r.err());
+    List<String> lines = r.out().lines().toList();
+    assertEquals(3, lines.size(), r.out());
+    assertTrue(lines.get(0).startsWith("FLOW  VPN  SOURCE"), lines.get(0));
+    int column = lines.get(0).indexOf("DESTINATION");
+    assertEquals(column, lines.get(1).indexOf("198.19.1.2:5201"));
+    assertEquals(column, lines.get(2).indexOf("198.19.1.9:80"));
+    assertTrue(lines.get(1).contains("64MiB") && lines.get(1).contains("250Mbit/s") && lines.get(1).contains("200ms"), lines.get(1));
+  }
+
+  @Test
+  void flowsFiltersByNodePortAndAddress() {
+    assertEquals(2, run("flows", "--node", "branch-2").out().lines().count());
+    assertEquals(2, run("flows", "--port", "5201").out().lines().count());
+    assertEquals(2, run("flows", "--address", "198.18.1.3").out().lines().count());
+    assertEquals("no active flows\n", run("flows", "--state", "closed").out());
+    CliRun json = run("flows", "--node", "branch-1", "-o", "json");
+    assertTrue(json.out().contains("\"id\": \"f-1\"") && !json.out().contains("f-2"), json.out());
+  }
+
+  @Test
+  void closedFlowsShowTheReason() {
+    CliRun r = run("flows", "--closed");
+    assertTrue(r.out().lines().skip(1).findFirst().orElseThrow().endsWith("no policy sequence matched"), r.out());
+  }
+
+  @Test
+  void watchRedrawsInPlace() {
+    CliRun r = run("flows", "--watch", "--interval", "0.01", "--count", "2");
+    assertEquals(0, r.exitCode(), r.err());
+    assertEquals(2, r.out().split("\033\\[H\033\\[2J", -1).length - 1);
+    assertEquals(2, run("flows", "--watch", "-o", "json").exitCode());
+  }
+
+  @Test
+  void nodesTableAndJson() {
+    CliRun r = run("nodes");
+    assertTrue(r.out().lines().anyMatch(l -> l.matches("branch-1\\s+branch\\s+controller,service-node\\s+127\\.0\\.0\\.1:7800\\s+HEALTHY\\s+12\\.5%\\s+5/10000\\s+\\d+s ago")), r.out());
+    CliRun json = run("nodes", "-o", "json");
+    assertTrue(json.out().contains("\"roles\": [\n      \"controller\",\n      \"service-node\"\n    ]"), json.out());
+  }
+
+  @Test
+  void policyApplyGetDiffRollback(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("p.yaml");
+    Files.writeString(file, samplePolicy().replace("vpn10-appqoe", "second").replace("default-action: pass-through", "default-action: drop"));
+    CliRun diff = run("policy", "diff", "-f", file.toString());
+    assertEquals(3, diff.exitCode(), diff.err());
+    assertTrue(diff.out().contains("-  name: first\n") && diff.out().contains("+  name: second\n"), diff.out());
+
+    CliRun apply = run("policy", "apply", "-f", file.toString());
+    assertEquals("policy applied applied as version 2\n", apply.out());
+    assertEquals(0, run("policy", "diff", "-f", file.toString()).exitCode());
+    CliRun get = run("policy", "get", "-o", "json");
+    assertTrue(get.out().contains("\"version\": 2") && get.out().contains("  default-action: drop\\n"), get.out());
+    CliRun rollback = run("policy", "rollback", "--version", "1");
+    assertEquals(0, rollback.exitCode(), rollback.err());
+    assertTrue(run("policy", "get").out().contains("default-action: pass-through"));
+  }
+
+  static String samplePolicy() throws Exception {
+    try (var in = OperatorOutputTest.class.getResourceAsStream("/policy-sample.yaml")) {
+      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+  }
+
+  @Test
+  void policyErrorsAreOneLine(@TempDir Path dir) throws Exception {
+    CliRun missing = run("policy", "apply", "-f", dir.resolve("nope.yaml").toString());
+    assertEquals(1, missing.exitCode());
+    assertTrue(missing.errorLine().endsWith("nope.yaml: no such file"), missing.err());
+
+    Path bad = dir.resolve("bad.yaml");
+    Files.writeString(bad, "data-policy: [unclosed\n");
+    CliRun syntax = run("policy", "validate", "-f", bad.toString());
+    assertEquals(1, syntax.exitCode());
+    assertTrue(syntax.errorLine().contains("bad.yaml"), syntax.err());
+
+    Path refused = dir.resolve("refused.yaml");
+    Files.writeString(refused, "bogus: 1\n");
+    CliRun invalid = run("policy", "validate", "-f", refused.toString());
+    assertEquals(1, invalid.exitCode());
+    assertFalse(invalid.err().contains("Exception"), invalid.err());
+    assertTrue(invalid.errorLine().startsWith("tcpopt: " + refused + ": bogus: unknown setting"), invalid.err());
+  }
+}

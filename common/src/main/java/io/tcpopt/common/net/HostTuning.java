@@ -1,0 +1,156 @@
+package io.tcpopt.common.net;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Checks, and when asked raises, the kernel settings a WAN node depends on. Most of them are per
+ * network namespace, so a node checks the namespace it runs in.
+ *
+ * <ul>
+ *   <li>{@code net.ipv4.tcp_slow_start_after_idle = 0}: otherwise a warm session connection that
+ *       was idle for one RTO restarts from the initial window, which defeats keeping it warm.
+ *   <li>{@code net.ipv4.tcp_available_congestion_control} lists the configured module.
+ *   <li>{@code net.ipv4.tcp_rmem}/{@code tcp_wmem} maximum at least the WAN buffer, so autotuned
+ *       sockets (the LAN legs) can grow as far as the WAN sockets.
+ *   <li>{@code net.core.rmem_max}/{@code wmem_max} at least the WAN buffer when the process lacks
+ *       CAP_NET_ADMIN (without it SO_RCVBUF/SO_SNDBUF are capped there).
+ *   <li>{@code net.ipv4.ip_forward = 1} in transparent mode, so flows that are passed through are
+ *       routed on.
+ * </ul>
+ *
+ * {@link #apply} only ever raises values, never lowers them.
+ */
+public final class HostTuning {
+  private static final Logger log = LoggerFactory.getLogger(HostTuning.class);
+  private static final Path PROC_SYS = Path.of("/proc/sys");
+
+  private HostTuning() {}
+
+  /** One warning line per setting that is not as a WAN node needs it; empty when all is well. */
+  public static List<String> check(WanSocketSettings s, boolean transparent) {
+    return check(PROC_SYS, s, transparent, LinuxCapabilities.has(LinuxCapabilities.CAP_NET_ADMIN));
+  }
+
+  /**
+   * Writes the settings {@link #check} would warn about (needs root, in the node's network
+   * namespace), logs each change, and returns the warnings that remain afterwards.
+   */
+  public static List<String> apply(WanSocketSettings s, boolean transparent) {
+    return apply(PROC_SYS, s, transparent, LinuxCapabilities.has(LinuxCapabilities.CAP_NET_ADMIN));
+  }
+
+  static List<String> check(Path procSys, WanSocketSettings s, boolean transparent, boolean netAdmin) {
+    List<String> warnings = new ArrayList<>();
+    if (!Files.isDirectory(procSys.resolve("net/ipv4"))) {
+      warnings.add("cannot read " + procSys + "/net/ipv4: not Linux, or /proc not mounted; host settings unchecked");
+      return warnings;
+    }
+    read(procSys, "net.ipv4.tcp_slow_start_after_idle")
+        .filter(v -> !v.equals("0"))
+        .ifPresent(v -> warnings.add("net.ipv4.tcp_slow_start_after_idle is " + v + ": idle WAN connections fall back to slow start; set it to 0"));
+    read(procSys, "net.ipv4.tcp_available_congestion_control")
+        .filter(v -> !Arrays.asList(v.split("\\s+")).contains(s.congestionControl()))
+        .ifPresent(v -> warnings.add("congestion control " + s.congestionControl() + " is not in net.ipv4.tcp_available_congestion_control ("
+            + v + "); load it with modprobe tcp_" + s.congestionControl()));
+    checkTriple(procSys, "net.ipv4.tcp_rmem", s.receiveBufferBytes(), warnings);
+    checkTriple(procSys, "net.ipv4.tcp_wmem", s.sendBufferBytes(), warnings);
+    if (!netAdmin) {
+      checkAtLeast(procSys, "net.core.rmem_max", s.receiveBufferBytes(), warnings, " (without CAP_NET_ADMIN it caps SO_RCVBUF)");
+      checkAtLeast(procSys, "net.core.wmem_max", s.sendBufferBytes(), warnings, " (without CAP_NET_ADMIN it caps SO_SNDBUF)");
+    }
+    if (transparent) {
+      read(procSys, "net.ipv4.ip_forward")
+          .filter(v -> !v.equals("1"))
+          .ifPresent(v -> warnings.add("net.ipv4.ip_forward is " + v + ": transparent mode needs 1 so passed-through flows are routed"));
+    }
+    return warnings;
+  }
+
+  static List<String> apply(Path procSys, WanSocketSettings s, boolean transparent, boolean netAdmin) {
+    write(procSys, "net.ipv4.tcp_slow_start_after_idle", v -> "0");
+    raiseTriple(procSys, "net.ipv4.tcp_rmem", s.receiveBufferBytes());
+    raiseTriple(procSys, "net.ipv4.tcp_wmem", s.sendBufferBytes());
+    if (!netAdmin) {
+      write(procSys, "net.core.rmem_max", v -> String.valueOf(Math.max(parse(v), s.receiveBufferBytes())));
+      write(procSys, "net.core.wmem_max", v -> String.valueOf(Math.max(parse(v), s.sendBufferBytes())));
+    }
+    if (transparent) {
+      write(procSys, "net.ipv4.ip_forward", v -> "1");
+    }
+    return check(procSys, s, transparent, netAdmin);
+  }
+
+  private static void checkTriple(Path procSys, String name, int buffer, List<String> warnings) {
+    read(procSys, name).ifPresent(v -> {
+      String[] parts = v.split("\\s+");
+      if (parts.length == 3 && parse(parts[2]) < buffer) {
+        warnings.add(name + " maximum is " + parts[2] + ", below the WAN buffer of " + buffer + " bytes");
+      }
+    });
+  }
+
+  private static void checkAtLeast(Path procSys, String name, int buffer, List<String> warnings, String why) {
+    read(procSys, name)
+        .filter(v -> parse(v) < buffer)
+        .ifPresent(v -> warnings.add(name + " is " + v + ", below the WAN buffer of " + buffer + " bytes" + why));
+  }
+
+  private static void raiseTriple(Path procSys, String name, int buffer) {
+    write(procSys, name, v -> {
+      String[] parts = v.split("\\s+");
+      if (parts.length != 3 || parse(parts[2]) >= buffer) {
+        return v;
+      }
+      return parts[0] + "\t" + parts[1] + "\t" + buffer;
+    });
+  }
+
+  private interface Update {
+    String next(String current);
+  }
+
+  private static void write(Path procSys, String name, Update update) {
+    Optional<String> current = read(procSys, name);
+    if (current.isEmpty()) {
+      return;
+    }
+    String next = update.next(current.get());
+    if (next.equals(current.get()) || next.replaceAll("\\s+", " ").equals(current.get().replaceAll("\\s+", " "))) {
+      return;
+    }
+    try {
+      Files.writeString(file(procSys, name), next + "\n");
+      log.info("set {} = {} (was {})", name, next, current.get());
+    } catch (IOException e) {
+      log.warn("cannot set {} = {}: {} (needs root in this network namespace)", name, next, e.getMessage());
+    }
+  }
+
+  private static Optional<String> read(Path procSys, String name) {
+    try {
+      return Optional.of(Files.readString(file(procSys, name)).trim());
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static Path file(Path procSys, String name) {
+    return procSys.resolve(name.replace('.', '/'));
+  }
+
+  private static long parse(String v) {
+    try {
+      return Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      return Long.MAX_VALUE;
+    }
+  }
+}

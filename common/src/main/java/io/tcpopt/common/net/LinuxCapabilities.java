@@ -1,0 +1,32 @@
+package io.tcpopt.common.net;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/** Effective Linux capabilities of this process, read once from {@code /proc/self/status}. */
+final class LinuxCapabilities {
+  static final int CAP_NET_ADMIN = 12;
+  private static final long EFFECTIVE = read(Path.of("/proc/self/status"));
+
+  private LinuxCapabilities() {}
+
+  static boolean has(int capability) {
+    return (EFFECTIVE & (1L << capability)) != 0;
+  }
+
+  static long read(Path status) {
+    try {
+      List<String> lines = Files.readAllLines(status);
+      for (String line : lines) {
+        if (line.startsWith("CapEff:")) {
+          return Long.parseUnsignedLong(line.substring("CapEff:".length()).trim(), 16);
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // not Linux, or /proc unavailable: no capabilities
+    }
+    return 0;
+  }
+}

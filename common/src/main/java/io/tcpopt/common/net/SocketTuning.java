@@ -1,0 +1,243 @@
+package io.tcpopt.common.net;
+
+import io.netty.bootstrap.AbstractBootstrapConfig;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelConfig;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.epoll.EpollChannelConfig;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.epoll.EpollTcpInfo;
+import io.netty.channel.unix.IntegerUnixChannelOption;
+import io.netty.channel.unix.RawUnixChannelOption;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies {@link WanSocketSettings} to Netty channels. Works fully on the native epoll transport,
+ * which can set arbitrary socket options; on NIO only the portable buffer sizes apply and the rest
+ * is reported as a warning.
+ *
+ * <p>Buffers are set on the bootstrap, before connect or listen, because Linux fixes the TCP
+ * window scale from the receive buffer at the SYN. With CAP_NET_ADMIN the {@code *FORCE} options
+ * are used so that {@code net.core.rmem_max}/{@code wmem_max} do not silently cap them. Congestion
+ * control and pacing are set on the connected channel by {@link #applyWan} and read back.
+ *
+ * <p>Each distinct warning is logged once at WARN, repeats at DEBUG, so a session pool that
+ * reconnects does not flood the log.
+ */
+public final class SocketTuning {
+  private static final Logger log = LoggerFactory.getLogger(SocketTuning.class);
+
+  private static final int SOL_SOCKET = 1;
+  private static final int IPPROTO_TCP = 6;
+  private static final int TCP_INFO = 11;
+  private static final int TCP_CONGESTION = 13;
+  private static final int TCP_CA_NAME_MAX = 16;
+  /** Bytes of struct tcp_info read: up to and including tcpi_snd_wnd (Linux 5.4+); older kernels fill less. */
+  private static final int TCP_INFO_LENGTH = 232;
+
+  static final ChannelOption<Integer> SO_SNDBUFFORCE = new IntegerUnixChannelOption("SO_SNDBUFFORCE", SOL_SOCKET, 32);
+  static final ChannelOption<Integer> SO_RCVBUFFORCE = new IntegerUnixChannelOption("SO_RCVBUFFORCE", SOL_SOCKET, 33);
+  static final ChannelOption<Integer> SO_MAX_PACING_RATE = new IntegerUnixChannelOption("SO_MAX_PACING_RATE", SOL_SOCKET, 47);
+  private static final RawUnixChannelOption TCP_CONGESTION_READ =
+      new RawUnixChannelOption("TCP_CONGESTION", IPPROTO_TCP, TCP_CONGESTION, TCP_CA_NAME_MAX);
+  private static final RawUnixChannelOption TCP_INFO_READ = new RawUnixChannelOption("TCP_INFO", IPPROTO_TCP, TCP_INFO, TCP_INFO_LENGTH);
+
+  private static final Set<String> LOGGED = ConcurrentHashMap.newKeySet();
+
+  private SocketTuning() {}
+
+  /** Socket buffers for a dialling bootstrap; call before {@code connect}. */
+  public static void configureBootstrap(Bootstrap b, WanSocketSettings s) {
+    if (forceBuffers(b.config())) {
+      b.option(SO_SNDBUFFORCE, s.sendBufferBytes()).option(SO_RCVBUFFORCE, s.receiveBufferBytes());
+    } else {
+      b.option(ChannelOption.SO_SNDBUF, s.sendBufferBytes()).option(ChannelOption.SO_RCVBUF, s.receiveBufferBytes());
+    }
+  }
+
+  /**
+   * Socket buffers for an accepting bootstrap: on the listener (accepted sockets inherit them before
+   * the SYN-ACK fixes the window scale) and again on each child.
+   */
+  public static void configureServerBootstrap(ServerBootstrap b, WanSocketSettings s) {
+    if (forceBuffers(b.config())) {
+      b.option(SO_RCVBUFFORCE, s.receiveBufferBytes())
+          .childOption(SO_SNDBUFFORCE, s.sendBufferBytes())
+          .childOption(SO_RCVBUFFORCE, s.receiveBufferBytes());
+    } else {
+      b.option(ChannelOption.SO_RCVBUF, s.receiveBufferBytes())
+          .childOption(ChannelOption.SO_SNDBUF, s.sendBufferBytes())
+          .childOption(ChannelOption.SO_RCVBUF, s.receiveBufferBytes());
+    }
+  }
+
+  /**
+   * Sets congestion control and the pacing cap on a connected (or accepted) channel and reads back
+   * everything, buffers included. Never throws: what could not be applied is in the warnings.
+   */
+  public static TuningResult applyWan(Channel connected, WanSocketSettings s) {
+    List<String> warnings = new ArrayList<>();
+    ChannelConfig config = connected.config();
+    if (!(config instanceof EpollChannelConfig)) {
+      warnings.add("congestion control and pacing need the native epoll transport; " + connected.getClass().getSimpleName()
+          + " keeps the kernel default (net.ipv4.tcp_congestion_control)");
+      TuningResult r = new TuningResult("unknown", false, intOption(config, ChannelOption.SO_SNDBUF), intOption(config, ChannelOption.SO_RCVBUF), 0, warnings);
+      warn(warnings);
+      return r;
+    }
+
+    String wanted = s.congestionControl();
+    try {
+      byte[] name = wanted.getBytes(StandardCharsets.US_ASCII);
+      config.setOption(new RawUnixChannelOption("TCP_CONGESTION", IPPROTO_TCP, TCP_CONGESTION, name.length), ByteBuffer.wrap(name));
+    } catch (RuntimeException e) {
+      warnings.add("congestion control " + wanted + " is not available in this kernel (see net.ipv4.tcp_available_congestion_control; "
+          + "modprobe tcp_" + wanted + "): " + reason(e));
+    }
+    String actual = congestionControl(connected);
+    boolean applied = wanted.equals(actual);
+    if (!applied && warnings.isEmpty()) {
+      warnings.add("congestion control reads back as " + actual + ", not " + wanted);
+    }
+
+    long pacing = 0;
+    if (s.pacingRateBytesPerSecond() > 0) {
+      int asked = (int) Math.min(Integer.MAX_VALUE, s.pacingRateBytesPerSecond());
+      try {
+        config.setOption(SO_MAX_PACING_RATE, asked);
+        pacing = Integer.toUnsignedLong(config.getOption(SO_MAX_PACING_RATE));
+        if (pacing != asked) {
+          warnings.add("pacing cap reads back as " + pacing + " B/s, not " + asked + " B/s");
+        }
+      } catch (RuntimeException e) {
+        warnings.add("cannot set SO_MAX_PACING_RATE " + asked + " B/s: " + reason(e));
+      }
+    }
+
+    int send = intOption(config, ChannelOption.SO_SNDBUF);
+    int receive = intOption(config, ChannelOption.SO_RCVBUF);
+    // Linux doubles the requested size; less than the request means a sysctl cap applied.
+    if (send >= 0 && send < s.sendBufferBytes()) {
+      warnings.add("send buffer is " + send + " bytes, asked " + s.sendBufferBytes() + ": raise net.core.wmem_max or run with CAP_NET_ADMIN");
+    }
+    if (receive >= 0 && receive < s.receiveBufferBytes()) {
+      warnings.add("receive buffer is " + receive + " bytes, asked " + s.receiveBufferBytes() + ": raise net.core.rmem_max or run with CAP_NET_ADMIN");
+    }
+    warn(warnings);
+    return new TuningResult(actual, applied, send, receive, pacing, warnings);
+  }
+
+  /** The kernel's TCP_INFO for the channel; empty on NIO, on non-Linux, or once the socket is closed. */
+  public static Optional<TcpInfoSnapshot> tcpInfo(Channel ch) {
+    if (!(ch.config() instanceof EpollChannelConfig) || !ch.isOpen()) {
+      return Optional.empty();
+    }
+    try {
+      ByteBuffer raw = ch.config().getOption(TCP_INFO_READ);
+      if (raw != null) {
+        return Optional.of(parseTcpInfo(raw));
+      }
+    } catch (RuntimeException e) {
+      log.debug("raw TCP_INFO unavailable on {}: {}", ch, reason(e));
+    }
+    if (ch instanceof EpollSocketChannel epoll) {
+      try {
+        EpollTcpInfo info = epoll.tcpInfo();
+        return Optional.of(new TcpInfoSnapshot(info.rtt(), info.rttvar(), info.sndCwnd(), info.totalRetrans(), 0, 0));
+      } catch (RuntimeException e) {
+        log.debug("TCP_INFO unavailable on {}: {}", ch, reason(e));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The congestion control module in effect on the channel, or {@code unknown}. */
+  public static String congestionControl(Channel ch) {
+    if (!(ch.config() instanceof EpollChannelConfig) || !ch.isOpen()) {
+      return "unknown";
+    }
+    try {
+      ByteBuffer raw = ch.config().getOption(TCP_CONGESTION_READ);
+      byte[] bytes = new byte[raw.remaining()];
+      raw.duplicate().get(bytes);
+      int end = 0;
+      while (end < bytes.length && bytes[end] != 0) {
+        end++;
+      }
+      return end == 0 ? "unknown" : new String(bytes, 0, end, StandardCharsets.US_ASCII);
+    } catch (RuntimeException e) {
+      return "unknown";
+    }
+  }
+
+  /** Decodes struct tcp_info (native byte order); fields the kernel did not fill read as 0. */
+  static TcpInfoSnapshot parseTcpInfo(ByteBuffer raw) {
+    ByteBuffer b = raw.duplicate().order(ByteOrder.nativeOrder());
+    b.position(0);
+    return new TcpInfoSnapshot(
+        u32(b, 68), // tcpi_rtt
+        u32(b, 72), // tcpi_rttvar
+        u32(b, 80), // tcpi_snd_cwnd
+        u32(b, 100), // tcpi_total_retrans
+        u64(b, 160), // tcpi_delivery_rate
+        u64(b, 120)); // tcpi_bytes_acked
+  }
+
+  private static long u32(ByteBuffer b, int offset) {
+    return offset + 4 <= b.limit() ? Integer.toUnsignedLong(b.getInt(offset)) : 0;
+  }
+
+  private static long u64(ByteBuffer b, int offset) {
+    return offset + 8 <= b.limit() ? Math.max(0, b.getLong(offset)) : 0;
+  }
+
+  private static boolean forceBuffers(AbstractBootstrapConfig<?, ?> config) {
+    return isEpoll(config.channelFactory()) && LinuxCapabilities.has(LinuxCapabilities.CAP_NET_ADMIN);
+  }
+
+  /**
+   * Whether the bootstrap will create native epoll channels. Netty exposes only the factory, whose
+   * {@code toString()} names the channel class ({@code ReflectiveChannelFactory(EpollSocketChannel.class)}).
+   */
+  static boolean isEpoll(Object factory) {
+    return factory != null && factory.toString().contains("Epoll");
+  }
+
+  private static int intOption(ChannelConfig config, ChannelOption<Integer> option) {
+    try {
+      Integer v = config.getOption(option);
+      return v == null ? -1 : v;
+    } catch (RuntimeException e) {
+      return -1;
+    }
+  }
+
+  private static void warn(List<String> warnings) {
+    for (String w : warnings) {
+      if (LOGGED.add(w)) {
+        log.warn("WAN socket tuning: {}", w);
+      } else {
+        log.debug("WAN socket tuning: {}", w);
+      }
+    }
+  }
+
+  private static String reason(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+  }
+}

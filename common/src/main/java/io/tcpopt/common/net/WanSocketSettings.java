@@ -1,0 +1,55 @@
+package io.tcpopt.common.net;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How every WAN socket of a node is tuned.
+ *
+ * @param congestionControl the Linux congestion control module, e.g. {@code bbr}
+ * @param sendBufferBytes SO_SNDBUF to request (the kernel reports twice this)
+ * @param receiveBufferBytes SO_RCVBUF to request; set before connect so the window scale fits it
+ * @param pacingRateBytesPerSecond SO_MAX_PACING_RATE, or 0 for no cap
+ */
+public record WanSocketSettings(String congestionControl, int sendBufferBytes, int receiveBufferBytes, long pacingRateBytesPerSecond) {
+  /** Smallest buffer ever requested, whatever the link: 256 KiB. */
+  public static final int MIN_BUFFER = 256 * 1024;
+  /** Largest buffer ever requested: 64 MiB. */
+  public static final int MAX_BUFFER = 64 * 1024 * 1024;
+
+  public WanSocketSettings {
+    Objects.requireNonNull(congestionControl, "congestionControl");
+    if (congestionControl.isBlank() || congestionControl.length() > 15 || !congestionControl.matches("[A-Za-z0-9_-]+")) {
+      throw new IllegalArgumentException("congestion control must be a kernel module name such as bbr or cubic, got \"" + congestionControl + "\"");
+    }
+    if (sendBufferBytes <= 0 || receiveBufferBytes <= 0) {
+      throw new IllegalArgumentException("socket buffers must be positive, got send " + sendBufferBytes + " receive " + receiveBufferBytes);
+    }
+    if (pacingRateBytesPerSecond < 0) {
+      throw new IllegalArgumentException("pacing rate must be 0 (none) or positive, got " + pacingRateBytesPerSecond);
+    }
+  }
+
+  /**
+   * Settings for a link of {@code bitsPerSecond} and round-trip time {@code rtt}: both buffers
+   * twice the bandwidth-delay product (room for BBR's probing and for loss recovery), clamped to
+   * [{@value #MIN_BUFFER}, {@value #MAX_BUFFER}] bytes; pacing capped at the link rate when
+   * {@code pacing} is set.
+   */
+  public static WanSocketSettings forLink(long bitsPerSecond, Duration rtt, boolean pacing, String congestionControl) {
+    if (bitsPerSecond <= 0) {
+      throw new IllegalArgumentException("link bandwidth must be positive, got " + bitsPerSecond + " bit/s");
+    }
+    if (rtt.isNegative()) {
+      throw new IllegalArgumentException("link rtt must not be negative, got " + rtt);
+    }
+    long buffer = Math.max(MIN_BUFFER, Math.min(MAX_BUFFER, 2 * bandwidthDelayProduct(bitsPerSecond, rtt)));
+    return new WanSocketSettings(congestionControl, (int) buffer, (int) buffer, pacing ? bitsPerSecond / 8 : 0);
+  }
+
+  /** Bytes in flight on a full link: bandwidth × rtt, saturating instead of overflowing. */
+  public static long bandwidthDelayProduct(long bitsPerSecond, Duration rtt) {
+    double bytes = bitsPerSecond / 8.0 * (rtt.toNanos() / 1e9);
+    return bytes >= Long.MAX_VALUE / 4 ? Long.MAX_VALUE / 4 : (long) Math.ceil(bytes);
+  }
+}

@@ -1,0 +1,127 @@
+package io.tcpopt.controller;
+
+import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.tls.TlsFiles;
+import io.tcpopt.controller.cluster.ClusterConfig;
+import io.tcpopt.controller.handoff.HandoffListener;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The {@code controller:} section of a node config file:
+ *
+ * <pre>
+ * controller:
+ *   listen: 127.0.0.1:7700            # gRPC API (default 127.0.0.1:7700; port 0 allowed)
+ *   token: s3cret                     # operator bearer token, or
+ *   token-file: secrets/token         # ...read from this file (one line); neither = no token
+ *   tls:                              # optional: gRPC over TLS; nodes then authenticate with mTLS
+ *     certificate: certs/ctl.crt
+ *     private-key: certs/ctl.key
+ *     trusted: certs/ca.crt
+ *   client-certificate-auth: true     # a verified client certificate also authorizes operator calls (default true)
+ *   max-inbound-message-size: 4MiB    # default 4MiB
+ *   max-concurrent-calls: 64          # per connection, default 64
+ *   heartbeat-expiry: 5s              # node silent this long gets no new flows (default 5s)
+ *   hazelcast: { cluster-name: tcpopt, bind-address: 127.0.0.1, port: 5701, members: [...],
+ *                heartbeat: 1s, max-no-heartbeat: 10s, join-wait: 2s, minimum-cluster-size: N }
+ *   handoff:                          # external mode: flows accepted here go to a service node
+ *     listeners: [ { listen: 127.0.0.1:8080, target: 198.19.1.2:5201 } ]   # default none
+ *     connect-timeout: 5s             # to the service node's handoff port, default 5s
+ * </pre>
+ *
+ * <p>Without a token and without TLS the API is open to anyone who can reach {@code listen}; the
+ * controller logs a warning (the demo binds it to loopback).
+ */
+public record ControllerConfig(
+    String nodeName,
+    String site,
+    InetSocketAddress listen,
+    Optional<String> token,
+    Optional<TlsFiles> tls,
+    boolean clientCertificateAuth,
+    int maxInboundMessageSize,
+    int maxConcurrentCallsPerConnection,
+    Duration heartbeatExpiry,
+    ClusterConfig cluster,
+    List<HandoffListener> handoffListeners,
+    Duration handoffConnectTimeout) {
+
+  public ControllerConfig {
+    handoffListeners = List.copyOf(handoffListeners);
+  }
+
+  public static final InetSocketAddress DEFAULT_LISTEN = new InetSocketAddress("127.0.0.1", 7700);
+  public static final int DEFAULT_MAX_INBOUND_MESSAGE_SIZE = 4 << 20;
+  public static final int DEFAULT_MAX_CONCURRENT_CALLS = 64;
+  public static final Duration DEFAULT_HEARTBEAT_EXPIRY = Duration.ofSeconds(5);
+
+  /** Reads {@code section}; {@code nodeName} and {@code site} come from the {@code node:} section. */
+  public static ControllerConfig from(ConfigTree section, String nodeName, String site) {
+    section.requireOnly(
+        "listen", "token", "token-file", "tls", "client-certificate-auth", "max-inbound-message-size",
+        "max-concurrent-calls", "heartbeat-expiry", "hazelcast", "handoff");
+    InetSocketAddress listen = section.has("listen") ? section.socketAddress("listen") : DEFAULT_LISTEN;
+    if (section.has("token") && section.has("token-file")) {
+      throw section.get("token-file").error("give either token or token-file, not both");
+    }
+    Optional<String> token = Optional.empty();
+    if (section.has("token")) {
+      token = Optional.of(nonEmptyToken(section.get("token"), section.string("token")));
+    } else if (section.has("token-file")) {
+      ConfigTree f = section.get("token-file");
+      try {
+        token = Optional.of(nonEmptyToken(f, Files.readString(Path.of(f.asString())).trim()));
+      } catch (IOException e) {
+        throw f.error("cannot read token file: " + e.getMessage());
+      }
+    }
+    Optional<TlsFiles> tls = section.has("tls") ? Optional.of(TlsFiles.from(section.get("tls"))) : Optional.empty();
+    long maxMessage = section.bytes("max-inbound-message-size", DEFAULT_MAX_INBOUND_MESSAGE_SIZE);
+    if (maxMessage < 1024 || maxMessage > (256 << 20)) {
+      throw section.get("max-inbound-message-size").error("must be between 1KiB and 256MiB");
+    }
+    Duration expiry = section.duration("heartbeat-expiry", DEFAULT_HEARTBEAT_EXPIRY);
+    if (expiry.toMillis() < 100) {
+      throw section.get("heartbeat-expiry").error("must be at least 100ms");
+    }
+    ConfigTree handoff = section.section("handoff").requireOnly("listeners", "connect-timeout");
+    List<HandoffListener> listeners = new ArrayList<>();
+    for (ConfigTree l : handoff.list("listeners")) {
+      l.requireOnly("listen", "target");
+      listeners.add(new HandoffListener(l.socketAddress("listen"), l.socketAddress("target")));
+    }
+    Duration connectTimeout = handoff.duration("connect-timeout", Duration.ofSeconds(5));
+    return new ControllerConfig(
+        nodeName,
+        site,
+        listen,
+        token,
+        tls,
+        section.bool("client-certificate-auth", true),
+        (int) maxMessage,
+        section.integer("max-concurrent-calls", DEFAULT_MAX_CONCURRENT_CALLS, 1, 10_000),
+        expiry,
+        ClusterConfig.from(section.section("hazelcast")),
+        listeners,
+        connectTimeout);
+  }
+
+  /** How often nodes (and the controller itself) heartbeat: a third of the expiry. */
+  public Duration heartbeatInterval() {
+    return heartbeatExpiry.dividedBy(3);
+  }
+
+  private static String nonEmptyToken(ConfigTree where, String token) {
+    if (token.isBlank()) {
+      throw where.error("token must not be empty");
+    }
+    return token;
+  }
+}

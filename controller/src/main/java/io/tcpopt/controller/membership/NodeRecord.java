@@ -1,0 +1,51 @@
+package io.tcpopt.controller.membership;
+
+import java.io.Serializable;
+
+/**
+ * A node as registered in the cluster, with its last reported load.
+ *
+ * @param name unique node name
+ * @param site site it serves
+ * @param group service-node group; empty = every group of its site
+ * @param role controller, service-node or integrated
+ * @param address WAN session address (service nodes) or gRPC address (controllers), HOST:PORT
+ * @param handoffAddress where an external service node accepts PROXY-v2 handoffs; may be empty
+ * @param flowCapacity maximum concurrent flows (0 for controllers)
+ * @param activeFlows flows active at the last heartbeat
+ * @param policyVersion policy version the node enforced at the last heartbeat
+ * @param registeredAtMillis wall-clock registration time
+ * @param lastHeartbeatMillis wall-clock time of the last heartbeat, stamped by the controller that received it
+ * @param controller controller that received the last registration or heartbeat
+ */
+public record NodeRecord(
+    String name,
+    String site,
+    String group,
+    NodeRole role,
+    String address,
+    String handoffAddress,
+    long flowCapacity,
+    long activeFlows,
+    long policyVersion,
+    long registeredAtMillis,
+    long lastHeartbeatMillis,
+    String controller)
+    implements Serializable {
+
+  public NodeRecord {
+    group = group == null ? "" : group;
+    address = address == null ? "" : address;
+    handoffAddress = handoffAddress == null ? "" : handoffAddress;
+  }
+
+  /** Load as a percentage of capacity; 0 without capacity. */
+  public double loadPercent() {
+    return flowCapacity <= 0 ? 0 : activeFlows * 100.0 / flowCapacity;
+  }
+
+  NodeRecord withHeartbeat(long active, long version, long atMillis, String by) {
+    return new NodeRecord(
+        name, site, group, role, address, handoffAddress, flowCapacity, active, version, registeredAtMillis, atMillis, by);
+  }
+}

@@ -1,0 +1,219 @@
+package io.tcpopt.controller.handoff;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.haproxy.HAProxyMessage;
+import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
+import io.netty.handler.codec.haproxy.HAProxyProtocolVersion;
+import io.tcpopt.common.policy.PolicyDocument;
+import io.tcpopt.controller.distribution.Candidate;
+import io.tcpopt.controller.distribution.FlowDispatcher;
+import io.tcpopt.controller.distribution.FlowDistributor;
+import io.tcpopt.controller.policy.ActivePolicy;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A controller's handoff listener in front of a fake external service node (a PROXY v2 decoder
+ * that echoes) and a plain echo server standing for the real destination. Loopback only.
+ */
+class HandoffForwarderTest {
+  private static final String POLICY =
+      """
+      prefix-lists:
+        LOOP: [127.0.0.0/8]
+      service-node-groups:
+        SNG-EXT: { site: branch }
+      data-policy:
+        name: handoff
+        sequences:
+          - seq: 1
+            match: { source-prefix-list: LOOP, destination-prefix-list: LOOP, destination-port: %d }
+            action: { %s }
+        default-action: pass-through
+      """;
+
+  private EventLoopGroup group;
+  private Channel serviceNode;
+  private Channel destination;
+  private final BlockingQueue<HAProxyMessageFields> headers = new LinkedBlockingQueue<>();
+  private final BlockingQueue<String> destinationHits = new LinkedBlockingQueue<>();
+  private final AtomicReference<ActivePolicy> policy = new AtomicReference<>();
+  private HandoffForwarder forwarder;
+
+  record HAProxyMessageFields(HAProxyProtocolVersion version, String source, int sourcePort, String destination, int destinationPort) {}
+
+  @BeforeEach
+  void start() {
+    group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    serviceNode = echoServer(true);
+    destination = echoServer(false);
+  }
+
+  @AfterEach
+  void stop() {
+    if (forwarder != null) {
+      forwarder.close();
+    }
+    serviceNode.close().syncUninterruptibly();
+    destination.close().syncUninterruptibly();
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+
+  private Channel echoServer(boolean proxyProtocol) {
+    return new ServerBootstrap()
+        .group(group)
+        .channel(NioServerSocketChannel.class)
+        .childHandler(new ChannelInitializer<SocketChannel>() {
+          @Override
+          protected void initChannel(SocketChannel ch) {
+            if (proxyProtocol) {
+              ch.pipeline().addLast(new HAProxyMessageDecoder());
+            } else {
+              destinationHits.add(ch.remoteAddress().toString());
+            }
+            ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+              @Override
+              public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                if (msg instanceof HAProxyMessage m) {
+                  headers.add(new HAProxyMessageFields(m.protocolVersion(), m.sourceAddress(), m.sourcePort(),
+                      m.destinationAddress(), m.destinationPort()));
+                  m.release();
+                  return;
+                }
+                ctx.writeAndFlush(msg); // the buffer's ownership moves to the write
+              }
+            });
+          }
+        })
+        .bind(new InetSocketAddress("127.0.0.1", 0))
+        .syncUninterruptibly()
+        .channel();
+  }
+
+  private void startForwarder(String action) {
+    int port = ((InetSocketAddress) destination.localAddress()).getPort();
+    PolicyDocument doc = PolicyDocument.parse(POLICY.formatted(port, action), "test");
+    policy.set(new ActivePolicy(
+        new io.tcpopt.controller.policy.PolicyVersion(1, doc.name(), doc.toYaml(), "test", 0, ""),
+        doc, io.tcpopt.common.policy.CompiledPolicy.compile(doc), Map.of("SNG-EXT", "branch")));
+    FlowDispatcher dispatcher =
+        new FlowDispatcher(policy::get, (g, s) -> List.of(new Candidate("sn-ext", 100, 0)), new FlowDistributor(100));
+    InetSocketAddress handoff = (InetSocketAddress) serviceNode.localAddress();
+    forwarder = HandoffForwarder.start(
+        List.of(new HandoffListener(new InetSocketAddress("127.0.0.1", 0), (InetSocketAddress) destination.localAddress())),
+        dispatcher, name -> name.equals("sn-ext") ? Optional.of(handoff) : Optional.empty(), Duration.ofSeconds(2));
+  }
+
+  /** Sends {@code size} random bytes through the listener and returns what came back. */
+  private byte[][] roundTrip(int size, Socket[] socket) throws Exception {
+    byte[] sent = new byte[size];
+    new Random(42).nextBytes(sent);
+    try (Socket s = new Socket()) {
+      socket[0] = s;
+      s.connect(forwarder.addresses().get(0), 2000);
+      s.setSoTimeout(5000);
+      OutputStream out = s.getOutputStream();
+      InputStream in = s.getInputStream();
+      byte[] received = new byte[size];
+      Thread writer = new Thread(() -> {
+        try {
+          out.write(sent);
+          out.flush();
+        } catch (Exception e) {
+          // the read side reports the failure
+        }
+      });
+      writer.start();
+      int n = 0;
+      while (n < size) {
+        int r = in.read(received, n, size - n);
+        if (r < 0) {
+          break;
+        }
+        n += r;
+      }
+      writer.join(5000);
+      return new byte[][] {sha256(sent), sha256(java.util.Arrays.copyOf(received, n))};
+    }
+  }
+
+  private static byte[] sha256(byte[] b) throws Exception {
+    return MessageDigest.getInstance("SHA-256").digest(b);
+  }
+
+  @Test
+  void optimizedFlowsReachTheServiceNodeWithTheOriginalAddressesInProxyV2() throws Exception {
+    startForwarder("optimize: { service-node-group: SNG-EXT }");
+    Socket[] client = new Socket[1];
+    byte[][] digests = roundTrip(4 << 20, client);
+    assertArrayEquals(digests[0], digests[1], "every byte relayed through the service node and back");
+    HAProxyMessageFields h = headers.poll(5, TimeUnit.SECONDS);
+    assertNotNull(h, "PROXY v2 header received");
+    assertEquals(HAProxyProtocolVersion.V2, h.version());
+    assertEquals("127.0.0.1", h.source());
+    assertEquals(client[0].getLocalPort(), h.sourcePort(), "client's own port");
+    InetSocketAddress dst = (InetSocketAddress) destination.localAddress();
+    assertEquals(dst.getAddress().getHostAddress(), h.destination());
+    assertEquals(dst.getPort(), h.destinationPort(), "original destination");
+    assertNull(destinationHits.poll(), "the destination is reached by the service node, not the controller");
+  }
+
+  @Test
+  void passThroughFlowsGoStraightToTheDestination() throws Exception {
+    startForwarder("pass-through: {}");
+    byte[][] digests = roundTrip(256 << 10, new Socket[1]);
+    assertArrayEquals(digests[0], digests[1]);
+    assertNotNull(destinationHits.poll(5, TimeUnit.SECONDS));
+    assertNull(headers.poll());
+  }
+
+  @Test
+  void anUnreachableServiceNodeFailsOpen() throws Exception {
+    startForwarder("optimize: { service-node-group: SNG-EXT }");
+    serviceNode.close().syncUninterruptibly();
+    byte[][] digests = roundTrip(64 << 10, new Socket[1]);
+    assertArrayEquals(digests[0], digests[1]);
+    assertNotNull(destinationHits.poll(5, TimeUnit.SECONDS), "passed through to the destination");
+  }
+
+  @Test
+  void droppedFlowsAreClosed() throws Exception {
+    startForwarder("drop: {}");
+    try (Socket s = new Socket()) {
+      s.connect(forwarder.addresses().get(0), 2000);
+      s.setSoTimeout(5000);
+      assertEquals(-1, s.getInputStream().read());
+    }
+    assertNull(destinationHits.poll());
+  }
+}

@@ -1,0 +1,383 @@
+package io.tcpopt.servicenode;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.tcpopt.servicenode.flow.FlowEntry;
+import io.tcpopt.servicenode.flow.FlowEntry.WanFigures;
+import io.tcpopt.servicenode.flow.FlowKind;
+import io.tcpopt.servicenode.flow.FlowTable;
+import io.tcpopt.servicenode.flow.FlowTableSnapshot;
+import io.tcpopt.servicenode.intercept.InterceptListener;
+import io.tcpopt.servicenode.proxy.LegOptions;
+import io.tcpopt.servicenode.proxy.Legs;
+import io.tcpopt.servicenode.proxy.PassThroughSplice;
+import io.tcpopt.servicenode.proxy.StreamBridge;
+import io.tcpopt.servicenode.session.MuxStream;
+import io.tcpopt.servicenode.session.NettyTransport;
+import io.tcpopt.servicenode.session.PeerSessionPool;
+import io.tcpopt.servicenode.session.SessionListener;
+import io.tcpopt.servicenode.session.SessionRegistry;
+import io.tcpopt.servicenode.session.SessionSettings;
+import io.tcpopt.servicenode.session.StreamMultiplexer;
+import io.tcpopt.servicenode.session.WanChannelInitializer;
+import io.tcpopt.servicenode.session.WanSockets;
+import io.tcpopt.servicenode.session.WanSockets.WanStats;
+import io.tcpopt.servicenode.wire.OpenFrame;
+import io.tcpopt.servicenode.wire.WireCodes;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running service node: the WAN listener accepting peer sessions, the pools dialling the
+ * configured peers, the intercepting listeners, and the flow table. Each intercepted flow is
+ * decided by the current {@link FlowDecider}: optimized over a session to the destination's site
+ * when one is up, else passed through directly (fail open) with the reason recorded, or dropped.
+ */
+public final class ServiceNode implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ServiceNode.class);
+  private static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+
+  private final ServiceNodeConfig config;
+  private final MeterRegistry registry;
+  private volatile FlowDecider decider;
+  private final FlowTable flows;
+  private final SessionRegistry sessions;
+  private final SiteRoutes routes;
+  private final LegOptions legOptions;
+  private final WanSockets wanSockets;
+  private final SessionSettings sessionSettings;
+  private final Map<String, AtomicInteger> upByPeer = new ConcurrentHashMap<>();
+  private final EventLoopGroup boss;
+  private final EventLoopGroup workers;
+  private final List<PeerSessionPool> pools = new ArrayList<>();
+  private final List<InterceptListener> listeners = new ArrayList<>();
+  private final List<AutoCloseable> rules = new ArrayList<>();
+  private Channel wanServer;
+  private volatile boolean closed;
+
+  private ServiceNode(ServiceNodeConfig config, FlowDecider decider, MeterRegistry registry) {
+    this.config = config;
+    this.registry = registry;
+    this.decider = decider;
+    this.flows = new FlowTable(config.flows().closedHistory(), registry);
+    this.sessions = new SessionRegistry(new SessionMetrics());
+    this.routes = new SiteRoutes(config.peers());
+    ServiceNodeConfig.Lan lan = config.lan();
+    this.legOptions = new LegOptions(lan.connectTimeout(), lan.idleTimeout(), lan.bufferLow(), lan.bufferHigh(), config.wan().openCoalescing(),
+        new DefaultChannelGroup("legs", GlobalEventExecutor.INSTANCE));
+    int wanHigh = Math.max(1 << 20, Math.min(config.wan().streamWindow(), 16 << 20));
+    this.wanSockets = new WanSockets(wanHigh / 2, wanHigh, WanTuning.forConfig(config.wan()));
+    this.sessionSettings = new SessionSettings(config.nodeName(), config.site(), config.wan().maxFrameSize(), config.wan().streamWindow(),
+        config.wan().maxStreams(), config.wan().keepalive(), HANDSHAKE_TIMEOUT);
+    this.boss = NettyTransport.group(1, "tcpopt-" + config.nodeName() + "-accept");
+    this.workers = NettyTransport.group(Math.max(2, Runtime.getRuntime().availableProcessors()), "tcpopt-" + config.nodeName() + "-io");
+  }
+
+  /**
+   * Starts a node: binds the WAN listener and the interception listeners, installs transparent
+   * rules when asked, and starts dialling peers. Throws {@link ServiceNodeException} with one clear
+   * line when something cannot be bound or set up; nothing is left running then.
+   */
+  public static ServiceNode start(ServiceNodeConfig config, FlowDecider decider, MeterRegistry registry) {
+    Objects.requireNonNull(config, "config");
+    Objects.requireNonNull(registry, "registry");
+    ServiceNode node = new ServiceNode(config, decider == null ? FlowDecider.optimizeAll() : decider, registry);
+    try {
+      node.startAll();
+      return node;
+    } catch (ServiceNodeException e) {
+      node.close();
+      throw e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      node.close();
+      throw new ServiceNodeException("service node " + config.nodeName() + ": interrupted while starting");
+    }
+  }
+
+  private void startAll() throws InterruptedException {
+    SslContext serverTls = null;
+    SslContext clientTls = null;
+    if (!config.wan().plaintext()) {
+      serverTls = WanTls.server(config.wan().tls());
+      clientTls = WanTls.client(config.wan().tls());
+    } else {
+      log.warn("node {}: inter-node sessions are PLAINTEXT (wan.plaintext: true)", config.nodeName());
+    }
+    bindWan(serverTls);
+    bindListeners();
+    for (ServiceNodeConfig.Peer peer : config.peers()) {
+      Counter reconnects = Counter.builder("tcpopt.session.reconnects").tag("peer", peer.name()).register(registry);
+      PeerSessionPool pool = new PeerSessionPool(peer.name(), peer.address(), config.wan().connections(), workers, clientTls, sessionSettings,
+          this::acceptStream, sessions, wanSockets, config.lan().connectTimeout(), name -> reconnects.increment());
+      pools.add(pool);
+      upCounter(peer.name());
+      pool.start();
+    }
+    log.info("service node {} (site {}) up: WAN {}, {} peer(s), {} listener(s), {}", config.nodeName(), config.site(), wanAddress(),
+        pools.size(), listeners.size(), NettyTransport.isEpoll() ? "epoll" : "nio");
+  }
+
+  private void bindWan(SslContext serverTls) throws InterruptedException {
+    ServerBootstrap b = new ServerBootstrap()
+        .group(boss, workers)
+        .channel(NettyTransport.serverChannel())
+        .childHandler(new WanChannelInitializer(serverTls, sessionSettings, false, this::acceptStream, sessions, wanSockets, null));
+    wanSockets.configure(b);
+    try {
+      wanServer = b.bind(config.wan().listen()).sync().channel();
+    } catch (Exception e) {
+      throw new ServiceNodeException("cannot listen for peers on " + config.wan().listen() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private void bindListeners() throws InterruptedException {
+    for (ServiceNodeConfig.Listener l : config.interception().listeners()) {
+      try {
+        listeners.add(InterceptListener.explicit(l.listen(), l.target(), l.site(), boss, workers, legOptions.watermarks(), this::intercepted));
+      } catch (Exception e) {
+        throw new ServiceNodeException("cannot listen on " + l.listen() + " (to " + l.target() + "): " + e.getMessage(), e);
+      }
+    }
+    ServiceNodeConfig.Transparent t = config.interception().transparent();
+    if (t != null) {
+      if (t.installRules()) {
+        rules.add(TransparentRules.install(t));
+      }
+      try {
+        listeners.add(InterceptListener.transparent(new InetSocketAddress(t.port()), boss, workers, legOptions.watermarks(), this::intercepted));
+      } catch (Exception e) {
+        throw new ServiceNodeException("cannot open the transparent listener on port " + t.port() + " (needs Linux, root or CAP_NET_ADMIN): "
+            + e.getMessage(), e);
+      }
+    }
+  }
+
+  /** Replaces the policy for new flows; flows already running keep their verdict. */
+  public void decider(FlowDecider decider) {
+    this.decider = Objects.requireNonNull(decider, "decider");
+  }
+
+  /** Active flows and the bounded closed-flow history. */
+  public FlowTableSnapshot flows() {
+    return flows.snapshot();
+  }
+
+  public InetSocketAddress wanAddress() {
+    return wanServer == null ? config.wan().listen() : (InetSocketAddress) wanServer.localAddress();
+  }
+
+  public List<InetSocketAddress> listenerAddresses() {
+    List<InetSocketAddress> out = new ArrayList<>();
+    for (InterceptListener l : listeners) {
+      out.add(l.localAddress());
+    }
+    return out;
+  }
+
+  public ServiceNodeConfig config() {
+    return config;
+  }
+
+  /** Per peer: connections up and configured, RTT, cwnd, retransmits, congestion control. */
+  public List<PeerSessionStatus> sessions() {
+    Map<String, PeerSessionStatus> out = new LinkedHashMap<>();
+    for (int i = 0; i < pools.size(); i++) {
+      PeerSessionPool pool = pools.get(i);
+      ServiceNodeConfig.Peer peer = config.peers().get(i);
+      out.put(peer.name(), status(peer.name(), peer.site(), pool.upConnections(), pool.size()));
+    }
+    Map<String, List<StreamMultiplexer>> inbound = new LinkedHashMap<>();
+    for (StreamMultiplexer m : sessions.all()) {
+      if (!m.isDialler() && m.isUp() && !out.containsKey(m.peerHello().name())) {
+        inbound.computeIfAbsent(m.peerHello().name(), k -> new ArrayList<>()).add(m);
+      }
+    }
+    for (Map.Entry<String, List<StreamMultiplexer>> e : inbound.entrySet()) {
+      out.put(e.getKey(), status(e.getKey(), e.getValue().get(0).peerHello().site(), e.getValue(), 0));
+    }
+    return List.copyOf(out.values());
+  }
+
+  private PeerSessionStatus status(String name, String site, List<StreamMultiplexer> up, int configured) {
+    long rtt = -1;
+    long cwnd = -1;
+    long retransmits = -1;
+    String cc = "unknown";
+    for (StreamMultiplexer m : up) {
+      if (m.rttNanos() >= 0 && (rtt < 0 || m.rttNanos() < rtt)) {
+        rtt = m.rttNanos();
+      }
+      WanStats s = wanSockets.stats(m.channel()).orElse(WanStats.UNKNOWN);
+      if (s.cwndSegments() >= 0) {
+        cwnd = Math.max(cwnd, 0) + s.cwndSegments();
+      }
+      if (s.retransmits() >= 0) {
+        retransmits = Math.max(retransmits, 0) + s.retransmits();
+      }
+      if (!"unknown".equals(s.congestionControl())) {
+        cc = s.congestionControl();
+      }
+    }
+    return new PeerSessionStatus(name, site, up.size(), configured, rtt < 0 ? null : Duration.ofNanos(rtt), cwnd, retransmits, cc);
+  }
+
+  // ---- flows ---------------------------------------------------------------------------------
+
+  private void intercepted(Channel client, InetSocketAddress destination, String siteHint) {
+    InetSocketAddress source = (InetSocketAddress) client.remoteAddress();
+    if (closed) {
+      Legs.reset(client);
+      return;
+    }
+    Verdict verdict;
+    try {
+      verdict = decider.decide(source, destination);
+    } catch (RuntimeException e) {
+      log.warn("policy failed for {} -> {}, passing through: {}", source, destination, e.toString());
+      verdict = new Verdict(Verdict.Kind.PASS_THROUGH, "policy failed: " + e.getMessage(), null);
+    }
+    if (verdict == null) {
+      verdict = new Verdict(Verdict.Kind.PASS_THROUGH, "policy gave no verdict", null);
+    }
+    if (verdict.kind() == Verdict.Kind.DROP) {
+      FlowEntry flow = flows.open(FlowKind.DROPPED, verdict.reason(), source, destination);
+      Legs.reset(client);
+      flow.close("dropped by policy");
+      return;
+    }
+    if (verdict.kind() == Verdict.Kind.PASS_THROUGH) {
+      passThrough(client, source, destination, verdict.reason());
+      return;
+    }
+    if (flows.activeCount() >= config.flows().maxActive()) {
+      passThrough(client, source, destination, "node at max-active flows (" + config.flows().maxActive() + ")");
+      return;
+    }
+    if (source.getAddress().getAddress().length != destination.getAddress().getAddress().length) {
+      passThrough(client, source, destination, "client and server address families differ");
+      return;
+    }
+    String site = siteHint != null ? siteHint : routes.siteFor(destination.getAddress());
+    if (site == null) {
+      passThrough(client, source, destination, "no peer site serves " + destination.getAddress().getHostAddress());
+      return;
+    }
+    StreamMultiplexer connection = sessions.pick(site, client.eventLoop());
+    if (connection == null) {
+      passThrough(client, source, destination, "no session up to site " + site);
+      return;
+    }
+    FlowEntry flow = flows.open(FlowKind.OPTIMIZED, verdict.reason(), source, destination);
+    StreamBridge.startClientSide(flow, client, connection, source, destination, legOptions, figures(connection));
+  }
+
+  private void passThrough(Channel client, InetSocketAddress source, InetSocketAddress destination, String reason) {
+    FlowEntry flow = flows.open(FlowKind.PASS_THROUGH, reason, source, destination);
+    PassThroughSplice.start(flow, client, legOptions, new Bootstrap().channel(NettyTransport.socketChannel()));
+  }
+
+  /** Serves a stream a peer opened: connect to its server and join the leg. */
+  private void acceptStream(MuxStream stream, OpenFrame open) {
+    String peer = stream.connection().peerName();
+    if (closed || flows.activeCount() >= config.flows().maxActive()) {
+      open.release();
+      stream.reset(closed ? WireCodes.SHUTTING_DOWN : WireCodes.REFUSED_STREAM, closed ? "node shutting down" : "node at max-active flows");
+      return;
+    }
+    FlowEntry flow = flows.open(FlowKind.OPTIMIZED, "carried for peer " + peer, open.source(), open.destination());
+    flow.carriedBy(peer, figures(stream.connection()));
+    Bootstrap b = new Bootstrap().channel(NettyTransport.socketChannel());
+    InetSocketAddress bind = null;
+    if ((open.openFlags() & OpenFrame.FLAG_TRANSPARENT_SOURCE) != 0 && NettyTransport.isEpoll()) {
+      b.option(EpollChannelOption.IP_TRANSPARENT, true);
+      bind = new InetSocketAddress(open.source().getAddress(), 0);
+    }
+    ByteBuf first = open.content().retain();
+    open.release();
+    StreamBridge.startServerSide(flow, stream, first, bind, legOptions, b);
+  }
+
+  private Supplier<WanFigures> figures(StreamMultiplexer connection) {
+    return () -> {
+      WanStats s = wanSockets.stats(connection.channel()).orElse(WanStats.UNKNOWN);
+      long rtt = s.rttMicros() >= 0 ? s.rttMicros() : connection.rttNanos() < 0 ? -1 : connection.rttNanos() / 1000;
+      return new WanFigures(rtt, s.cwndSegments(), s.retransmits());
+    };
+  }
+
+  private AtomicInteger upCounter(String peer) {
+    return upByPeer.computeIfAbsent(peer, p -> registry.gauge("tcpopt.session.connections.up", Tags.of("peer", p), new AtomicInteger()));
+  }
+
+  /** Session up/down: logs and the per-peer connection gauge. */
+  private final class SessionMetrics implements SessionListener {
+    @Override
+    public void sessionUp(StreamMultiplexer connection) {
+      upCounter(connection.peerHello().name()).incrementAndGet();
+    }
+
+    @Override
+    public void sessionDown(StreamMultiplexer connection, String reason) {
+      upCounter(connection.peerHello().name()).decrementAndGet();
+      if (!closed) {
+        log.info("session with peer {} over {} down: {}", connection.peerName(), connection.channel().remoteAddress(), reason);
+      }
+    }
+  }
+
+  /** Stops listeners, removes rules, closes sessions (GOAWAY), resets flows. Idempotent. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (InterceptListener l : listeners) {
+      l.close();
+    }
+    for (AutoCloseable r : rules) {
+      try {
+        r.close();
+      } catch (Exception e) {
+        log.warn("removing transparent interception rules failed: {}", e.toString());
+      }
+    }
+    for (Channel leg : legOptions.legs()) {
+      Legs.reset(leg);
+    }
+    for (PeerSessionPool p : pools) {
+      p.close();
+    }
+    for (StreamMultiplexer m : sessions.all()) {
+      m.shutdown();
+    }
+    if (wanServer != null) {
+      wanServer.close().syncUninterruptibly();
+    }
+    boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    workers.shutdownGracefully(50, 2_000, TimeUnit.MILLISECONDS).syncUninterruptibly();
+    log.info("service node {} stopped", config.nodeName());
+  }
+}

@@ -1,0 +1,197 @@
+package io.tcpopt.servicenode;
+
+import io.tcpopt.common.config.ConfigException;
+import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.tls.TlsFiles;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The {@code service-node} section of a node config, validated. Every mistake is one {@link
+ * ConfigException} naming the field. Defaults are written beside each setting in {@link #from}.
+ */
+public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer> peers, Interception interception, Lan lan, Flows flows) {
+
+  /** The inter-node side. {@code tls} is null exactly when {@code plaintext}. */
+  public record Wan(
+      InetSocketAddress listen,
+      TlsFiles tls,
+      boolean plaintext,
+      int connections,
+      Link link,
+      String congestionControl,
+      Duration keepalive,
+      int streamWindow,
+      int maxFrameSize,
+      int maxStreams,
+      Duration openCoalescing) {}
+
+  /** The WAN link: sizes buffers and the default stream window, caps pacing when {@code pacing}. */
+  public record Link(long bandwidthBitsPerSecond, Duration rtt, boolean pacing) {
+    /** Bandwidth-delay product in bytes. */
+    public long bdpBytes() {
+      return (long) (bandwidthBitsPerSecond / 8.0 * rtt.toNanos() / 1e9);
+    }
+  }
+
+  /** A peer service node this node dials; {@code prefixes} are the destinations its site serves. */
+  public record Peer(String name, String site, InetSocketAddress address, List<String> prefixes) {}
+
+  /** {@code transparent} is null when not configured. */
+  public record Interception(Transparent transparent, List<Listener> listeners) {}
+
+  public record Transparent(int port, boolean installRules, List<String> sources, List<String> destinations) {}
+
+  /** {@code site} is null when the target's site is found from the peers' prefixes. */
+  public record Listener(InetSocketAddress listen, InetSocketAddress target, String site) {}
+
+  /** Local legs: timeouts and per-leg write buffer watermarks (proxy buffer high/low). */
+  public record Lan(Duration connectTimeout, Duration idleTimeout, int bufferHigh, int bufferLow) {}
+
+  public record Flows(int maxActive, int closedHistory) {}
+
+  public ServiceNodeConfig {
+    peers = List.copyOf(peers);
+  }
+
+  /** Reads and validates the {@code service-node} section of node {@code nodeName} at {@code site}. */
+  public static ServiceNodeConfig from(ConfigTree section, String nodeName, String site) {
+    if (nodeName == null || nodeName.isBlank() || nodeName.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255) {
+      throw new ConfigException("node.name", "must be 1 to 255 bytes");
+    }
+    if (site == null || site.isBlank() || site.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255) {
+      throw new ConfigException("node.site", "must be 1 to 255 bytes");
+    }
+    section.requireOnly("wan", "peers", "interception", "lan", "flows");
+    Wan wan = wan(section.get("wan"));
+    List<Peer> peers = peers(section);
+    Interception interception = interception(section.section("interception"));
+    Lan lan = lan(section.section("lan"));
+    ConfigTree f = section.section("flows").requireOnly("max-active", "closed-history");
+    Flows flows = new Flows(
+        f.integer("max-active", 10_000, 1, 10_000_000), // default 10000
+        f.integer("closed-history", 1_000, 0, 1_000_000)); // default 1000
+    return new ServiceNodeConfig(nodeName, site, wan, peers, interception, lan, flows);
+  }
+
+  private static Wan wan(ConfigTree w) {
+    w.requireOnly("listen", "tls", "plaintext", "connections", "link", "congestion-control", "keepalive", "stream-window",
+        "max-frame-size", "max-streams", "open-coalescing");
+    InetSocketAddress listen = w.socketAddress("listen");
+    boolean plaintext = w.bool("plaintext", false); // default false: mutual TLS
+    TlsFiles tls = null;
+    if (!plaintext) {
+      if (!w.has("tls")) {
+        throw new ConfigException(w.path() + ".tls", "is required (mutual TLS), unless plaintext: true is set explicitly");
+      }
+      tls = TlsFiles.from(w.get("tls"));
+    } else if (w.has("tls")) {
+      throw new ConfigException(w.path() + ".plaintext", "is true but tls is configured too: choose one");
+    }
+    int connections = w.integer("connections", 4, 1, 64); // default 4
+    ConfigTree l = w.section("link").requireOnly("bandwidth", "rtt", "pacing");
+    long bandwidth = l.bitsPerSecond("bandwidth", 1_000_000_000L); // default 1Gbit
+    if (bandwidth < 1_000) {
+      throw new ConfigException(l.path() + ".bandwidth", "must be at least 1kbit");
+    }
+    Duration rtt = l.duration("rtt", Duration.ofMillis(50)); // default 50ms
+    if (rtt.isNegative() || rtt.compareTo(Duration.ofSeconds(10)) > 0) {
+      throw new ConfigException(l.path() + ".rtt", "must be between 0 and 10s");
+    }
+    Link link = new Link(bandwidth, rtt, l.bool("pacing", false)); // default: no pacing cap
+    String cc = w.string("congestion-control", "bbr"); // default bbr
+    if (!cc.matches("[a-z0-9_]{1,15}")) {
+      throw new ConfigException(w.path() + ".congestion-control", "expected a kernel congestion control name such as bbr or cubic, got \"" + cc + "\"");
+    }
+    Duration keepalive = w.duration("keepalive", Duration.ofSeconds(5)); // default 5s
+    if (keepalive.compareTo(Duration.ofMillis(100)) < 0 || keepalive.compareTo(Duration.ofMinutes(10)) > 0) {
+      throw new ConfigException(w.path() + ".keepalive", "must be between 100ms and 10m");
+    }
+    long defaultWindow = Math.min(1L << 30, Math.max(1L << 20, link.bdpBytes())); // default max(1MiB, bandwidth x rtt)
+    long window = w.bytes("stream-window", defaultWindow);
+    if (window < 64 * 1024 || window > (1L << 30)) {
+      throw new ConfigException(w.path() + ".stream-window", "must be between 64KiB and 1GiB, got " + window);
+    }
+    long maxFrame = w.bytes("max-frame-size", 64 * 1024); // default 64KiB
+    if (maxFrame < 16 * 1024 || maxFrame > 16 * 1024 * 1024) {
+      throw new ConfigException(w.path() + ".max-frame-size", "must be between 16KiB and 16MiB, got " + maxFrame);
+    }
+    int maxStreams = w.integer("max-streams", 4096, 1, 1_000_000); // default 4096
+    Duration coalescing = w.duration("open-coalescing", Duration.ofMillis(2)); // default 2ms
+    if (coalescing.compareTo(Duration.ofMillis(100)) > 0) {
+      throw new ConfigException(w.path() + ".open-coalescing", "must be at most 100ms");
+    }
+    return new Wan(listen, tls, plaintext, connections, link, cc, keepalive, (int) window, (int) maxFrame, maxStreams, coalescing);
+  }
+
+  private static List<Peer> peers(ConfigTree section) {
+    List<Peer> out = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    for (ConfigTree p : section.list("peers")) {
+      p.requireOnly("name", "site", "address", "prefixes");
+      String name = p.string("name");
+      if (!names.add(name)) {
+        throw new ConfigException(p.path() + ".name", "duplicate peer name \"" + name + "\"");
+      }
+      List<String> prefixes = new ArrayList<>();
+      for (ConfigTree item : p.list("prefixes")) {
+        prefixes.add(Cidr.parse(item).text());
+      }
+      out.add(new Peer(name, p.string("site"), p.socketAddress("address"), List.copyOf(prefixes)));
+    }
+    return out;
+  }
+
+  private static Interception interception(ConfigTree i) {
+    i.requireOnly("transparent", "listeners");
+    Transparent transparent = null;
+    if (i.has("transparent")) {
+      ConfigTree t = i.get("transparent").requireOnly("port", "install-rules", "sources", "destinations");
+      transparent = new Transparent((int) t.get("port").asLong(1, 65535), t.bool("install-rules", true), // default true
+          prefixes(t, "sources"), prefixes(t, "destinations"));
+    }
+    List<Listener> listeners = new ArrayList<>();
+    for (ConfigTree l : i.list("listeners")) {
+      l.requireOnly("listen", "target", "site");
+      InetSocketAddress target = l.socketAddress("target");
+      if (target.getPort() == 0) {
+        throw new ConfigException(l.path() + ".target", "needs a port other than 0");
+      }
+      listeners.add(new Listener(l.socketAddress("listen"), target, l.has("site") ? l.string("site") : null));
+    }
+    return new Interception(transparent, List.copyOf(listeners));
+  }
+
+  private static List<String> prefixes(ConfigTree t, String key) {
+    List<String> out = new ArrayList<>();
+    for (ConfigTree item : t.list(key)) {
+      out.add(Cidr.parse(item).text());
+    }
+    return List.copyOf(out);
+  }
+
+  private static Lan lan(ConfigTree l) {
+    l.requireOnly("connect-timeout", "idle-timeout", "proxy-buffer-high", "proxy-buffer-low");
+    Duration connect = l.duration("connect-timeout", Duration.ofSeconds(10)); // default 10s
+    if (connect.toMillis() < 1 || connect.compareTo(Duration.ofMinutes(5)) > 0) {
+      throw new ConfigException(l.path() + ".connect-timeout", "must be between 1ms and 5m");
+    }
+    Duration idle = l.duration("idle-timeout", Duration.ofHours(1)); // default 1h
+    if (idle.toMillis() < 1) {
+      throw new ConfigException(l.path() + ".idle-timeout", "must be positive");
+    }
+    long high = l.bytes("proxy-buffer-high", 256 * 1024); // default 256KiB
+    long low = l.bytes("proxy-buffer-low", 64 * 1024); // default 64KiB
+    if (high < 1024 || high > (1L << 30)) {
+      throw new ConfigException(l.path() + ".proxy-buffer-high", "must be between 1KiB and 1GiB");
+    }
+    if (low < 0 || low > high) {
+      throw new ConfigException(l.path() + ".proxy-buffer-low", "must be between 0 and proxy-buffer-high");
+    }
+    return new Lan(connect, idle, (int) high, (int) low);
+  }
+}

@@ -1,0 +1,123 @@
+package io.tcpopt.servicenode.flow;
+
+import java.net.InetSocketAddress;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * The live, mutable record of one flow. Updated from event loops (counters are atomic because a
+ * flow's two legs may sit on two loops), read by snapshots from any thread.
+ */
+public final class FlowEntry {
+  /** WAN figures of the carrying connection: rtt µs, cwnd segments, retransmits. */
+  public record WanFigures(long rttMicros, long cwndSegments, long retransmits) {
+    public static final WanFigures NONE = new WanFigures(-1, -1, -1);
+  }
+
+  private final FlowTable table;
+  final long id;
+  final InetSocketAddress client;
+  final InetSocketAddress server;
+  final Instant start = Instant.now();
+  private final AtomicLong clientToServer = new AtomicLong();
+  private final AtomicLong serverToClient = new AtomicLong();
+  private final AtomicLong buffered = new AtomicLong();
+  private final AtomicLong peakBuffered = new AtomicLong();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile FlowKind kind;
+  private volatile String reason;
+  private volatile String peer;
+  private volatile FlowState state = FlowState.CONNECTING;
+  private volatile long lastActivityMillis = System.currentTimeMillis();
+  private volatile Supplier<WanFigures> wan = () -> WanFigures.NONE;
+  private volatile String closeReason;
+  private volatile Instant end;
+
+  FlowEntry(FlowTable table, long id, FlowKind kind, String reason, InetSocketAddress client, InetSocketAddress server) {
+    this.table = table;
+    this.id = id;
+    this.kind = kind;
+    this.reason = reason;
+    this.client = client;
+    this.server = server;
+  }
+
+  public long id() {
+    return id;
+  }
+
+  public InetSocketAddress client() {
+    return client;
+  }
+
+  public InetSocketAddress server() {
+    return server;
+  }
+
+  /** Marks the flow as carried over a session by {@code peer}, with the connection's figures. */
+  public void carriedBy(String peer, Supplier<WanFigures> wan) {
+    this.peer = peer;
+    this.wan = wan;
+  }
+
+  public void state(FlowState state) {
+    this.state = state;
+  }
+
+  public void addClientToServer(long n) {
+    clientToServer.addAndGet(n);
+    lastActivityMillis = System.currentTimeMillis();
+    table.countBytes(true, n);
+  }
+
+  public void addServerToClient(long n) {
+    serverToClient.addAndGet(n);
+    lastActivityMillis = System.currentTimeMillis();
+    table.countBytes(false, n);
+  }
+
+  /** The bytes the node currently holds for this flow (both directions). */
+  public void buffered(long bytes) {
+    buffered.set(bytes);
+    peakBuffered.accumulateAndGet(bytes, Math::max);
+  }
+
+  public long peakBufferedBytes() {
+    return peakBuffered.get();
+  }
+
+  public boolean isClosed() {
+    return closed.get();
+  }
+
+  /** Closes the flow once, moving it to the history with {@code why}. */
+  public void close(String why) {
+    if (closed.compareAndSet(false, true)) {
+      closeReason = why;
+      end = Instant.now();
+      state = FlowState.CLOSED;
+      buffered.set(0);
+      table.closed(this);
+    }
+  }
+
+  FlowRecord snapshot() {
+    WanFigures w = peer == null || closed.get() ? WanFigures.NONE : wan.get();
+    return new FlowRecord(id, kind, reason, state, client, server, peer, start, Instant.ofEpochMilli(lastActivityMillis), end,
+        clientToServer.get(), serverToClient.get(), buffered.get(), peakBuffered.get(), w.rttMicros(), w.cwndSegments(), w.retransmits(), closeReason);
+  }
+
+  String describe() {
+    return "flow " + id + " " + client + " -> " + server + " (" + kind + (reason == null ? "" : ": " + reason) + ")";
+  }
+
+  String closeReason() {
+    return closeReason;
+  }
+
+  long totalBytes() {
+    return clientToServer.get() + serverToClient.get();
+  }
+}

@@ -1,0 +1,82 @@
+package io.tcpopt.servicenode.flow;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Active flows of this node and a bounded ring of closed ones. Meters (in the injected registry):
+ * {@code tcpopt.flows.active} gauge, {@code tcpopt.flows.opened} counter by kind and reason,
+ * {@code tcpopt.flow.bytes} counter by direction.
+ */
+public final class FlowTable {
+  private static final Logger log = LoggerFactory.getLogger(FlowTable.class);
+
+  private final Map<Long, FlowEntry> active = new ConcurrentHashMap<>();
+  private final ArrayDeque<FlowRecord> closed = new ArrayDeque<>();
+  private final int closedHistory;
+  private final AtomicLong ids = new AtomicLong();
+  private final MeterRegistry registry;
+  private final Counter bytesUp;
+  private final Counter bytesDown;
+
+  public FlowTable(int closedHistory, MeterRegistry registry) {
+    this.closedHistory = closedHistory;
+    this.registry = registry;
+    registry.gauge("tcpopt.flows.active", active, Map::size);
+    this.bytesUp = Counter.builder("tcpopt.flow.bytes").tag("direction", "client-to-server").baseUnit("bytes").register(registry);
+    this.bytesDown = Counter.builder("tcpopt.flow.bytes").tag("direction", "server-to-client").baseUnit("bytes").register(registry);
+  }
+
+  /** Records a new flow. */
+  public FlowEntry open(FlowKind kind, String reason, InetSocketAddress client, InetSocketAddress server) {
+    FlowEntry e = new FlowEntry(this, ids.incrementAndGet(), kind, reason, client, server);
+    active.put(e.id, e);
+    Counter.builder("tcpopt.flows.opened").tag("kind", kind.name().toLowerCase()).tag("reason", reason == null ? "" : reason)
+        .register(registry).increment();
+    log.debug("open {}", e.describe());
+    return e;
+  }
+
+  public int activeCount() {
+    return active.size();
+  }
+
+  void countBytes(boolean clientToServer, long n) {
+    (clientToServer ? bytesUp : bytesDown).increment(n);
+  }
+
+  void closed(FlowEntry e) {
+    active.remove(e.id);
+    FlowRecord r = e.snapshot();
+    synchronized (closed) {
+      closed.addLast(r);
+      while (closed.size() > closedHistory) {
+        closed.removeFirst();
+      }
+    }
+    log.debug("close {} after {} bytes: {}", e.describe(), e.totalBytes(), e.closeReason());
+  }
+
+  public FlowTableSnapshot snapshot() {
+    List<FlowRecord> now = new ArrayList<>();
+    for (FlowEntry e : active.values()) {
+      now.add(e.snapshot());
+    }
+    now.sort(Comparator.comparingLong(FlowRecord::id));
+    List<FlowRecord> history;
+    synchronized (closed) {
+      history = new ArrayList<>(closed);
+    }
+    return new FlowTableSnapshot(now, history);
+  }
+}

@@ -1,0 +1,169 @@
+package io.tcpopt.servicenode.session;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The long-lived WAN connections this node dials to one peer: {@code size} slots, each connected
+ * at start and re-established after a failure or loss with exponential backoff (100 ms doubling
+ * to 30 s, with jitter). A slot's backoff resets when its connection completes the HELLO exchange.
+ */
+public final class PeerSessionPool {
+  private static final Logger log = LoggerFactory.getLogger(PeerSessionPool.class);
+  static final Duration MIN_BACKOFF = Duration.ofMillis(100);
+  static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+  private final String peerName;
+  private final InetSocketAddress address;
+  private final EventLoopGroup group;
+  private final Bootstrap bootstrap;
+  private final Slot[] slots;
+  private final Consumer<String> onReconnect;
+  private volatile boolean closed;
+
+  private final class Slot implements SessionListener {
+    private final int index;
+    private volatile Channel channel;
+    private volatile StreamMultiplexer up;
+    private int attempts;
+    private ScheduledFuture<?> retry;
+
+    Slot(int index) {
+      this.index = index;
+    }
+
+    void connect() {
+      if (closed) {
+        return;
+      }
+      ChannelFuture f = bootstrap.clone().handler(initializerFor(this)).connect(address);
+      channel = f.channel();
+      f.addListener(done -> {
+        if (!done.isSuccess()) {
+          log.debug("connection {} to peer {} at {} failed: {}", index, peerName, address, done.cause().toString());
+          scheduleRetry();
+        } else {
+          f.channel().closeFuture().addListener(c -> scheduleRetry());
+        }
+      });
+    }
+
+    void scheduleRetry() {
+      up = null;
+      if (closed) {
+        return;
+      }
+      long base = Math.min(MAX_BACKOFF.toMillis(), MIN_BACKOFF.toMillis() << Math.min(attempts, 20));
+      attempts++;
+      long delay = base / 2 + ThreadLocalRandom.current().nextLong(base / 2 + 1);
+      onReconnect.accept(peerName);
+      retry = group.next().schedule(this::connect, delay, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void sessionUp(StreamMultiplexer connection) {
+      attempts = 0;
+      up = connection;
+      sessionListener.sessionUp(connection);
+    }
+
+    @Override
+    public void sessionDown(StreamMultiplexer connection, String reason) {
+      up = null;
+      sessionListener.sessionDown(connection, reason);
+    }
+  }
+
+  private final SslContext ssl;
+  private final SessionSettings settings;
+  private final StreamAcceptor acceptor;
+  private final SessionListener sessionListener;
+  private final WanSockets sockets;
+
+  /**
+   * @param onReconnect called with the peer name each time a connection is (re)scheduled after a loss
+   */
+  public PeerSessionPool(String peerName, InetSocketAddress address, int size, EventLoopGroup group, SslContext ssl, SessionSettings settings,
+      StreamAcceptor acceptor, SessionListener sessionListener, WanSockets sockets, Duration connectTimeout, Consumer<String> onReconnect) {
+    this.peerName = peerName;
+    this.address = address;
+    this.group = group;
+    this.ssl = ssl;
+    this.settings = settings;
+    this.acceptor = acceptor;
+    this.sessionListener = sessionListener;
+    this.sockets = sockets;
+    this.onReconnect = onReconnect;
+    this.bootstrap = new Bootstrap()
+        .group(group)
+        .channel(NettyTransport.socketChannel())
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()));
+    sockets.configure(bootstrap);
+    this.slots = new Slot[size];
+    for (int i = 0; i < size; i++) {
+      slots[i] = new Slot(i);
+    }
+  }
+
+  private WanChannelInitializer initializerFor(Slot slot) {
+    return new WanChannelInitializer(ssl, settings, true, acceptor, slot, sockets, address);
+  }
+
+  /** Starts connecting every slot; returns at once. */
+  public void start() {
+    for (Slot s : slots) {
+      s.connect();
+    }
+  }
+
+  public String peerName() {
+    return peerName;
+  }
+
+  public int size() {
+    return slots.length;
+  }
+
+  /** The connections of this pool that completed their HELLO and are still up. */
+  public List<StreamMultiplexer> upConnections() {
+    List<StreamMultiplexer> out = new ArrayList<>();
+    for (Slot s : slots) {
+      StreamMultiplexer m = s.up;
+      if (m != null && m.isUp()) {
+        out.add(m);
+      }
+    }
+    return out;
+  }
+
+  /** Stops reconnecting and closes every connection (GOAWAY first). */
+  public void close() {
+    closed = true;
+    for (Slot s : slots) {
+      ScheduledFuture<?> r = s.retry;
+      if (r != null) {
+        r.cancel(false);
+      }
+      StreamMultiplexer m = s.up;
+      if (m != null) {
+        m.shutdown();
+      } else if (s.channel != null) {
+        s.channel.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,74 @@
+package io.tcpopt.servicenode.session;
+
+import io.netty.channel.EventLoop;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The WAN connections that are up, dialled or accepted, grouped by the peer site named in their
+ * HELLO. Thread-safe: read by intercepting event loops, written by the connections' loops.
+ */
+public final class SessionRegistry implements SessionListener {
+  private final Map<String, List<StreamMultiplexer>> bySite = new ConcurrentHashMap<>();
+  private final SessionListener next;
+
+  /** {@code next} is told too (metrics, logs); may be null. */
+  public SessionRegistry(SessionListener next) {
+    this.next = next;
+  }
+
+  @Override
+  public void sessionUp(StreamMultiplexer connection) {
+    bySite.computeIfAbsent(connection.peerHello().site(), s -> new CopyOnWriteArrayList<>()).add(connection);
+    if (next != null) {
+      next.sessionUp(connection);
+    }
+  }
+
+  @Override
+  public void sessionDown(StreamMultiplexer connection, String reason) {
+    List<StreamMultiplexer> list = bySite.get(connection.peerHello().site());
+    if (list != null) {
+      list.remove(connection);
+    }
+    if (next != null) {
+      next.sessionDown(connection, reason);
+    }
+  }
+
+  /**
+   * A connection to {@code site} able to open a stream, preferring one on {@code preferred} (so the
+   * flow's legs share one event loop) and then the least loaded; null when none is up.
+   */
+  public StreamMultiplexer pick(String site, EventLoop preferred) {
+    List<StreamMultiplexer> list = bySite.get(site);
+    if (list == null) {
+      return null;
+    }
+    StreamMultiplexer best = null;
+    boolean bestLocal = false;
+    for (StreamMultiplexer m : list) {
+      if (!m.canOpen()) {
+        continue;
+      }
+      boolean isLocal = m.channel().eventLoop() == preferred;
+      if (best == null || (isLocal && !bestLocal) || (isLocal == bestLocal && m.activeStreams() < best.activeStreams())) {
+        best = m;
+        bestLocal = isLocal;
+      }
+    }
+    return best;
+  }
+
+  /** Every connection that is up. */
+  public List<StreamMultiplexer> all() {
+    List<StreamMultiplexer> out = new ArrayList<>();
+    for (List<StreamMultiplexer> list : bySite.values()) {
+      out.addAll(list);
+    }
+    return out;
+  }
+}

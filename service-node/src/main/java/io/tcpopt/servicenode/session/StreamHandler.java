@@ -1,0 +1,18 @@
+package io.tcpopt.servicenode.session;
+
+import io.netty.buffer.ByteBuf;
+
+/** What a stream tells the code that joins it to a TCP leg. Called on the stream's event loop. */
+public interface StreamHandler {
+  /** Bytes from the peer (ownership passes to the handler); {@code endStream}: the peer's leg half-closed. */
+  void onData(ByteBuf data, boolean endStream);
+
+  /** The peer returned credit: more may be sent. */
+  void onWindowUpdate();
+
+  /** The stream is gone: the peer reset it, or the WAN connection failed. */
+  void onReset(int code, String reason);
+
+  /** The WAN connection became writable again: send what waits (reading the leg resumes after). */
+  void onWanWritabilityChanged();
+}

@@ -1,0 +1,435 @@
+package io.tcpopt.servicenode.session;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.tcpopt.servicenode.wire.DataFrame;
+import io.tcpopt.servicenode.wire.Frame;
+import io.tcpopt.servicenode.wire.GoAwayFrame;
+import io.tcpopt.servicenode.wire.HelloFrame;
+import io.tcpopt.servicenode.wire.OpenFrame;
+import io.tcpopt.servicenode.wire.PingFrame;
+import io.tcpopt.servicenode.wire.RstStreamFrame;
+import io.tcpopt.servicenode.wire.WindowUpdateFrame;
+import io.tcpopt.servicenode.wire.WireCodes;
+import io.tcpopt.servicenode.wire.WireProtocolException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The last handler of a WAN connection's pipeline ({@code [SslHandler] → FrameCodec → this}): runs
+ * the HELLO exchange, keepalive PINGs (RTT, dead-peer detection after 3 unanswered), and
+ * multiplexes streams. The dialler opens odd stream ids, the acceptor even ones, each increasing.
+ * Connection errors answer with GOAWAY and close; stream errors with RST_STREAM. It never stops
+ * reading the connection, so one stalled stream cannot block the others (credit bounds each one).
+ * Confined to the channel's event loop except for the volatile status fields read by the registry.
+ */
+public final class StreamMultiplexer extends ChannelDuplexHandler {
+  private static final Logger log = LoggerFactory.getLogger(StreamMultiplexer.class);
+  private static final int MAX_UNANSWERED_PINGS = 3;
+  /** A peer that keeps sending but has not answered this many PINGs is not reading: dead too. */
+  private static final int MAX_UNANSWERED_PINGS_BUSY = 12;
+
+  private final SessionSettings local;
+  private final boolean dialler;
+  private final StreamAcceptor acceptor;
+  private final SessionListener listener;
+  private final IntObjectHashMap<MuxStream> streams = new IntObjectHashMap<>();
+
+  private ChannelHandlerContext ctx;
+  private volatile HelloFrame peer;
+  private volatile boolean up;
+  private volatile boolean closing;
+  private volatile int activeStreams;
+  private volatile long rttNanos = -1;
+  private boolean helloSent;
+  private boolean goingAway;
+  private int nextLocalId;
+  private int lastPeerId;
+  private int localOpened;
+  private int peerOpened;
+  private int unansweredPings;
+  private long lastReadNanos = System.nanoTime();
+  private int rotation;
+  private ScheduledFuture<?> handshakeTimer;
+  private ScheduledFuture<?> keepaliveTimer;
+
+  public StreamMultiplexer(SessionSettings local, boolean dialler, StreamAcceptor acceptor, SessionListener listener) {
+    this.local = local;
+    this.dialler = dialler;
+    this.acceptor = acceptor;
+    this.listener = listener;
+    this.nextLocalId = dialler ? 1 : 2;
+  }
+
+  // ---- status, readable from any thread ------------------------------------------------------
+
+  public Channel channel() {
+    return ctx.channel();
+  }
+
+  public boolean isUp() {
+    return up && !closing;
+  }
+
+  /** True when a new stream may be opened here (approximate off the event loop). */
+  public boolean canOpen() {
+    HelloFrame p = peer;
+    return up && !closing && !goingAway && p != null && activeStreams < p.maxStreams() && nextLocalId > 0;
+  }
+
+  public int activeStreams() {
+    return activeStreams;
+  }
+
+  /** The peer's HELLO, or null before the handshake completed. */
+  public HelloFrame peerHello() {
+    return peer;
+  }
+
+  public String peerName() {
+    HelloFrame p = peer;
+    return p == null ? String.valueOf(ctx == null ? "?" : ctx.channel().remoteAddress()) : p.name();
+  }
+
+  public boolean isDialler() {
+    return dialler;
+  }
+
+  /** The last PING round trip in nanoseconds, or -1 before the first answer. */
+  public long rttNanos() {
+    return rttNanos;
+  }
+
+  // ---- used by streams -----------------------------------------------------------------------
+
+  int peerMaxFrameSize() {
+    return peer.maxFrameSize();
+  }
+
+  int localWindow() {
+    return local.initialStreamWindow();
+  }
+
+  /** Largest first-bytes payload an OPEN may carry. */
+  public int maxOpenPayload() {
+    HelloFrame p = peer;
+    return p == null ? 0 : Math.min(p.maxFrameSize() - OpenFrame.fixedLength(16), p.initialStreamWindow());
+  }
+
+  void write(Frame frame) {
+    ctx.write(frame, ctx.voidPromise());
+  }
+
+  void flush() {
+    ctx.flush();
+  }
+
+  void remove(MuxStream stream) {
+    if (streams.remove(stream.id()) != null) {
+      activeStreams = streams.size();
+      if (isLocal(stream.id())) {
+        localOpened--;
+      } else {
+        peerOpened--;
+      }
+      if (goingAway && streams.isEmpty()) {
+        ctx.close();
+      }
+    }
+  }
+
+  /**
+   * Opens a stream carrying {@code firstBytes} in its OPEN. Must run on this connection's event
+   * loop. Returns null (and leaves {@code firstBytes} with the caller) when no stream can be opened.
+   */
+  public MuxStream open(long flowId, InetSocketAddress source, InetSocketAddress destination, ByteBuf firstBytes, StreamHandler handler) {
+    HelloFrame p = peer;
+    if (!up || closing || goingAway || p == null || localOpened >= p.maxStreams() || nextLocalId <= 0
+        || firstBytes.readableBytes() > maxOpenPayload() || !ctx.channel().isActive()) {
+      return null;
+    }
+    int id = nextLocalId;
+    nextLocalId += 2;
+    MuxStream stream = new MuxStream(this, id, (long) p.initialStreamWindow() - firstBytes.readableBytes(), local.initialStreamWindow());
+    stream.handler(handler);
+    streams.put(id, stream);
+    activeStreams = streams.size();
+    localOpened++;
+    ctx.writeAndFlush(new OpenFrame(id, flowId, source, destination, 0, firstBytes), ctx.voidPromise());
+    return stream;
+  }
+
+  /** Sends GOAWAY(code) and closes the connection, logging why. */
+  public void connectionError(int code, String reason) {
+    if (closing) {
+      return;
+    }
+    closing = true;
+    log.warn("closing WAN connection {} (peer {}): {}: {}", ctx.channel().remoteAddress(), peerName(), WireCodes.goAwayName(code), reason);
+    ctx.writeAndFlush(new GoAwayFrame(lastPeerId, code, reason)).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  /** Graceful close at node shutdown: GOAWAY(SHUTTING_DOWN), then close. Any thread. */
+  public void shutdown() {
+    Channel ch = ctx.channel();
+    ch.eventLoop().execute(() -> {
+      if (!closing) {
+        closing = true;
+        ctx.writeAndFlush(new GoAwayFrame(lastPeerId, WireCodes.GOAWAY_SHUTTING_DOWN, "node shutting down")).addListener(ChannelFutureListener.CLOSE);
+      }
+    });
+  }
+
+  // ---- pipeline events -----------------------------------------------------------------------
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+    if (ctx.channel().isActive()) {
+      startHandshake();
+    }
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) throws Exception {
+    startHandshake();
+    super.channelActive(ctx);
+  }
+
+  private void startHandshake() {
+    if (handshakeTimer == null) {
+      handshakeTimer = ctx.executor().schedule(
+          () -> connectionError(WireCodes.GOAWAY_HANDSHAKE_TIMEOUT, "no HELLO within " + local.handshakeTimeout().toMillis() + " ms"),
+          local.handshakeTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    }
+    if (ctx.pipeline().get(SslHandler.class) == null) {
+      sendHello();
+    }
+  }
+
+  private void sendHello() {
+    if (helloSent) {
+      return;
+    }
+    helloSent = true;
+    ctx.writeAndFlush(new HelloFrame(HelloFrame.VERSION, local.maxFrameSize(), local.initialStreamWindow(), local.maxStreams(), local.name(), local.site()),
+        ctx.voidPromise());
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+    if (evt instanceof SslHandshakeCompletionEvent) {
+      SslHandshakeCompletionEvent done = (SslHandshakeCompletionEvent) evt;
+      if (done.isSuccess()) {
+        sendHello();
+      } else {
+        log.warn("TLS handshake with {} failed: {}", ctx.channel().remoteAddress(), done.cause().toString());
+        closing = true;
+        ctx.close();
+      }
+    }
+    super.userEventTriggered(ctx, evt);
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    lastReadNanos = System.nanoTime();
+    if (!(msg instanceof Frame) || closing) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    if (msg instanceof HelloFrame) {
+      onHello((HelloFrame) msg);
+    } else if (msg instanceof DataFrame) {
+      DataFrame data = (DataFrame) msg;
+      MuxStream s = stream(data.streamId(), "DATA");
+      if (s == null) {
+        data.release();
+      } else {
+        s.onData(data);
+      }
+    } else if (msg instanceof OpenFrame) {
+      onOpen((OpenFrame) msg);
+    } else if (msg instanceof WindowUpdateFrame) {
+      WindowUpdateFrame w = (WindowUpdateFrame) msg;
+      MuxStream s = stream(w.streamId(), "WINDOW_UPDATE");
+      if (s != null) {
+        s.onWindowUpdate(w.increment());
+      }
+    } else if (msg instanceof RstStreamFrame) {
+      RstStreamFrame r = (RstStreamFrame) msg;
+      MuxStream s = stream(r.streamId(), "RST_STREAM");
+      if (s != null) {
+        s.onReset(r.code(), WireCodes.resetName(r.code()) + (r.reason().isEmpty() ? "" : ": " + r.reason()));
+      }
+    } else if (msg instanceof PingFrame) {
+      PingFrame ping = (PingFrame) msg;
+      if (ping.ack()) {
+        rttNanos = Math.max(0, System.nanoTime() - ping.opaque());
+        unansweredPings = 0;
+      } else {
+        ctx.writeAndFlush(new PingFrame(ping.opaque(), true), ctx.voidPromise());
+      }
+    } else if (msg instanceof GoAwayFrame) {
+      GoAwayFrame g = (GoAwayFrame) msg;
+      log.info("peer {} ({}) sent GOAWAY {}: {}", peerName(), ctx.channel().remoteAddress(), WireCodes.goAwayName(g.code()), g.reason());
+      goingAway = true;
+      markDown("peer sent GOAWAY " + WireCodes.goAwayName(g.code()));
+      if (streams.isEmpty()) {
+        ctx.close();
+      }
+    }
+  }
+
+  private void onHello(HelloFrame hello) {
+    peer = hello;
+    if (handshakeTimer != null) {
+      handshakeTimer.cancel(false);
+    }
+    long interval = local.keepalive().toNanos();
+    keepaliveTimer = ctx.executor().scheduleAtFixedRate(this::keepalive, 0, interval, TimeUnit.NANOSECONDS);
+    up = true;
+    log.info("session {} peer {} (site {}) over {} -> {}", dialler ? "to" : "from", hello.name(), hello.site(),
+        ctx.channel().localAddress(), ctx.channel().remoteAddress());
+    listener.sessionUp(this);
+  }
+
+  /**
+   * Sends a PING. The peer is dead after 3 unanswered PINGs with nothing at all received for an
+   * interval; a peer whose answers are merely queued behind data it sends (a saturated link) gets
+   * up to 12 intervals.
+   */
+  private void keepalive() {
+    boolean silent = System.nanoTime() - lastReadNanos > local.keepalive().toNanos();
+    if (unansweredPings >= MAX_UNANSWERED_PINGS && (silent || unansweredPings >= MAX_UNANSWERED_PINGS_BUSY)) {
+      connectionError(WireCodes.GOAWAY_KEEPALIVE_TIMEOUT, unansweredPings + " PINGs unanswered");
+      return;
+    }
+    unansweredPings++;
+    ctx.writeAndFlush(new PingFrame(System.nanoTime(), false), ctx.voidPromise());
+  }
+
+  private void onOpen(OpenFrame open) {
+    int id = open.streamId();
+    if (isLocal(id)) {
+      open.release();
+      connectionError(WireCodes.GOAWAY_PROTOCOL_ERROR, "OPEN with an id of our parity: " + id);
+      return;
+    }
+    if (id <= lastPeerId) {
+      open.release();
+      connectionError(WireCodes.GOAWAY_PROTOCOL_ERROR, "OPEN id " + id + " not above the last one (" + lastPeerId + ")");
+      return;
+    }
+    lastPeerId = id;
+    int first = open.content().readableBytes();
+    if (first > local.initialStreamWindow()) {
+      open.release();
+      connectionError(WireCodes.GOAWAY_FLOW_CONTROL, "OPEN " + id + " carries " + first + " bytes, beyond the stream window");
+      return;
+    }
+    if (goingAway || acceptor == null) {
+      open.release();
+      ctx.writeAndFlush(new RstStreamFrame(id, WireCodes.SHUTTING_DOWN, "not accepting streams"), ctx.voidPromise());
+      return;
+    }
+    if (peerOpened >= local.maxStreams()) {
+      open.release();
+      ctx.writeAndFlush(new RstStreamFrame(id, WireCodes.REFUSED_STREAM, "max-streams " + local.maxStreams() + " reached"), ctx.voidPromise());
+      return;
+    }
+    MuxStream stream = new MuxStream(this, id, peer.initialStreamWindow(), local.initialStreamWindow() - first);
+    streams.put(id, stream);
+    activeStreams = streams.size();
+    peerOpened++;
+    acceptor.accept(stream, open);
+  }
+
+  /** The open stream {@code id}, or null when the frame is to be ignored (or was a connection error). */
+  private MuxStream stream(int id, String what) {
+    MuxStream s = streams.get(id);
+    if (s != null) {
+      return s;
+    }
+    boolean known = isLocal(id) ? id < nextLocalId : id <= lastPeerId;
+    if (!known) {
+      connectionError(WireCodes.GOAWAY_PROTOCOL_ERROR, what + " for unknown stream " + id);
+    }
+    return null;
+  }
+
+  private boolean isLocal(int id) {
+    return dialler == ((id & 1) == 1);
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+    if (ctx.channel().isWritable() && !streams.isEmpty()) {
+      // Streams drain in turn, starting one further each time, so none starves.
+      MuxStream[] all = streams.values().toArray(new MuxStream[0]);
+      int start = Math.floorMod(rotation++, all.length);
+      for (int i = 0; i < all.length && ctx.channel().isWritable(); i++) {
+        all[(start + i) % all.length].onWritabilityChanged();
+      }
+      ctx.flush();
+    }
+    super.channelWritabilityChanged(ctx);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (cause instanceof WireProtocolException) {
+      connectionError(((WireProtocolException) cause).goAwayCode(), cause.getMessage());
+    } else {
+      if (!closing) {
+        log.info("WAN connection {} (peer {}) failed: {}", ctx.channel().remoteAddress(), peerName(), cause.toString());
+      }
+      closing = true;
+      ctx.close();
+    }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    closing = true;
+    if (handshakeTimer != null) {
+      handshakeTimer.cancel(false);
+    }
+    if (keepaliveTimer != null) {
+      keepaliveTimer.cancel(false);
+    }
+    String reason = "WAN connection to " + peerName() + " (" + ctx.channel().remoteAddress() + ") lost";
+    List<MuxStream> lost = new ArrayList<>(streams.values());
+    streams.clear();
+    activeStreams = 0;
+    for (MuxStream s : lost) {
+      s.onConnectionLost(reason);
+    }
+    markDown("connection closed");
+    super.channelInactive(ctx);
+  }
+
+  private void markDown(String reason) {
+    if (up) {
+      up = false;
+      listener.sessionDown(this, reason);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "WAN connection " + (ctx == null ? "?" : ctx.channel().localAddress() + " -> " + ctx.channel().remoteAddress()) + " (peer " + peerName() + ")";
+  }
+}

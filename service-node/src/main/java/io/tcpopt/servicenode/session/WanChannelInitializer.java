@@ -1,0 +1,55 @@
+package io.tcpopt.servicenode.session;
+
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.tcpopt.servicenode.wire.FrameCodec;
+import java.net.InetSocketAddress;
+
+/**
+ * Pipeline of one WAN connection, dialled or accepted: optional mutual TLS, the frame codec, the
+ * multiplexer. WAN socket tuning (congestion control, pacing) is applied as the channel starts.
+ */
+public final class WanChannelInitializer extends ChannelInitializer<SocketChannel> {
+  private final SslContext ssl;
+  private final SessionSettings settings;
+  private final boolean dialler;
+  private final StreamAcceptor acceptor;
+  private final SessionListener listener;
+  private final WanSockets sockets;
+  private final InetSocketAddress peerAddress;
+
+  /** {@code peerAddress}: the dialled address (TLS server name), null for accepted connections. */
+  public WanChannelInitializer(SslContext ssl, SessionSettings settings, boolean dialler, StreamAcceptor acceptor, SessionListener listener,
+      WanSockets sockets, InetSocketAddress peerAddress) {
+    this.peerAddress = peerAddress;
+    this.ssl = ssl;
+    this.settings = settings;
+    this.dialler = dialler;
+    this.acceptor = acceptor;
+    this.listener = listener;
+    this.sockets = sockets;
+  }
+
+  @Override
+  protected void initChannel(SocketChannel ch) {
+    ChannelPipeline p = ch.pipeline();
+    configureTls(ch, p);
+    p.addLast("frames", new FrameCodec(settings.maxFrameSize()));
+    p.addLast("mux", new StreamMultiplexer(settings, dialler, acceptor, listener));
+    sockets.applyWhenActive(ch);
+  }
+
+  private void configureTls(SocketChannel ch, ChannelPipeline p) {
+    if (ssl == null) {
+      return;
+    }
+    if (dialler) {
+      InetSocketAddress remote = peerAddress;
+      p.addLast("tls", remote == null ? ssl.newHandler(ch.alloc()) : ssl.newHandler(ch.alloc(), remote.getHostString(), remote.getPort()));
+    } else {
+      p.addLast("tls", ssl.newHandler(ch.alloc()));
+    }
+  }
+}

@@ -1,0 +1,87 @@
+package io.tcpopt.servicenode.session;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
+import java.util.Optional;
+
+/**
+ * WAN socket settings of this node: options set before connect (buffers sized to the link's
+ * bandwidth-delay product, write watermarks) and those applied once connected (congestion control,
+ * pacing). TCP_INFO of a connection is read here for flow records and session status.
+ */
+public final class WanSockets {
+  private final WriteBufferWaterMark watermarks;
+  private final Tuning tuning;
+
+  /** Socket statistics of a WAN connection; fields are -1 when unknown. */
+  public record WanStats(long rttMicros, long cwndSegments, long retransmits, String congestionControl) {
+    public static final WanStats UNKNOWN = new WanStats(-1, -1, -1, "unknown");
+  }
+
+  /** The socket tuning seam: how options are applied to WAN channels. */
+  public interface Tuning {
+    void configure(Bootstrap b);
+
+    void configure(ServerBootstrap b);
+
+    void apply(Channel connected);
+
+    WanStats stats(Channel ch);
+  }
+
+  /** No tuning at all: kernel defaults, no TCP_INFO. */
+  public static final Tuning NONE = new Tuning() {
+    @Override
+    public void configure(Bootstrap b) {}
+
+    @Override
+    public void configure(ServerBootstrap b) {}
+
+    @Override
+    public void apply(Channel connected) {}
+
+    @Override
+    public WanStats stats(Channel ch) {
+      return WanStats.UNKNOWN;
+    }
+  };
+
+  public WanSockets(int writeBufferLow, int writeBufferHigh, Tuning tuning) {
+    this.watermarks = new WriteBufferWaterMark(writeBufferLow, writeBufferHigh);
+    this.tuning = tuning;
+  }
+
+  public void configure(Bootstrap b) {
+    b.option(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks).option(ChannelOption.TCP_NODELAY, true);
+    tuning.configure(b);
+  }
+
+  public void configure(ServerBootstrap b) {
+    b.childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks).childOption(ChannelOption.TCP_NODELAY, true);
+    tuning.configure(b);
+  }
+
+  public Optional<WanStats> stats(Channel ch) {
+    return Optional.ofNullable(tuning.stats(ch));
+  }
+
+  void applyWhenActive(Channel ch) {
+    if (ch.isActive()) {
+      tuning.apply(ch);
+      return;
+    }
+    ch.pipeline().addFirst("wan-tuning", new ChannelInboundHandlerAdapter() {
+      @Override
+      public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        tuning.apply(ctx.channel());
+        ctx.pipeline().remove(this);
+        super.channelActive(ctx);
+      }
+    });
+  }
+}

@@ -1,0 +1,226 @@
+package io.tcpopt.servicenode.wire;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * Bytes to {@link Frame}s. The header is validated (reserved bits, type, flags, stream id, and the
+ * length against this side's maximum frame size) before a single payload byte is awaited, so a
+ * hostile length never makes the node buffer more than one maximum frame. The first frame must be
+ * HELLO. Any violation throws {@link WireProtocolException}; after that the decoder discards input.
+ */
+final class FrameDecoder extends ByteToMessageDecoder {
+  private final int maxFrameSize;
+  private boolean helloSeen;
+  private boolean failed;
+
+  FrameDecoder(int maxFrameSize) {
+    this.maxFrameSize = maxFrameSize;
+  }
+
+  @Override
+  protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    if (failed) {
+      in.skipBytes(in.readableBytes());
+      return;
+    }
+    try {
+      while (in.readableBytes() >= FrameType.HEADER_LENGTH) {
+        int start = in.readerIndex();
+        long length = in.getUnsignedInt(start);
+        int type = in.getUnsignedByte(start + 4);
+        int flags = in.getUnsignedByte(start + 5);
+        int reserved = in.getUnsignedShort(start + 6);
+        long streamId = in.getUnsignedInt(start + 8);
+        checkHeader(length, type, flags, reserved, streamId);
+        if (in.readableBytes() < FrameType.HEADER_LENGTH + length) {
+          return;
+        }
+        in.skipBytes(FrameType.HEADER_LENGTH);
+        out.add(decodePayload(in, type, flags, (int) streamId, (int) length));
+      }
+    } catch (WireProtocolException e) {
+      failed = true;
+      in.skipBytes(in.readableBytes());
+      throw e;
+    }
+  }
+
+  private void checkHeader(long length, int type, int flags, int reserved, long streamId) {
+    if (reserved != 0) {
+      throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "reserved header bits set (0x" + Integer.toHexString(reserved) + ")");
+    }
+    if ((streamId & 0x8000_0000L) != 0) {
+      throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "stream id high bit set");
+    }
+    if (type > FrameType.GOAWAY) {
+      throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "unknown frame type 0x" + Integer.toHexString(type));
+    }
+    if (!helloSeen && type != FrameType.HELLO) {
+      throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, FrameType.name(type) + " before HELLO");
+    }
+    if (helloSeen && type == FrameType.HELLO) {
+      throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "second HELLO");
+    }
+    long limit = helloSeen ? maxFrameSize : HelloFrame.MAX_PAYLOAD;
+    if (length > limit) {
+      throw error(WireCodes.GOAWAY_FRAME_SIZE, FrameType.name(type) + " length " + length + " exceeds " + limit);
+    }
+    boolean connectionLevel = type == FrameType.HELLO || type == FrameType.PING || type == FrameType.GOAWAY;
+    if (connectionLevel != (streamId == 0)) {
+      throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, FrameType.name(type) + " on stream " + streamId);
+    }
+    int allowedFlags = type == FrameType.DATA ? FrameType.FLAG_END_STREAM : type == FrameType.PING ? FrameType.FLAG_ACK : 0;
+    if ((flags & ~allowedFlags) != 0) {
+      throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, FrameType.name(type) + " with unknown flags 0x" + Integer.toHexString(flags));
+    }
+    long fixed;
+    switch (type) {
+      case FrameType.HELLO: fixed = 22; break;
+      case FrameType.OPEN: fixed = OpenFrame.fixedLength(4); break;
+      case FrameType.WINDOW_UPDATE: fixed = 4; break;
+      case FrameType.RST_STREAM: fixed = 6; break;
+      case FrameType.PING: fixed = 8; break;
+      case FrameType.GOAWAY: fixed = 10; break;
+      default: fixed = 0; break;
+    }
+    boolean exact = type == FrameType.WINDOW_UPDATE || type == FrameType.PING;
+    if (length < fixed || (exact && length != fixed)) {
+      throw error(WireCodes.GOAWAY_FRAME_SIZE, "bad " + FrameType.name(type) + " length " + length);
+    }
+  }
+
+  private Frame decodePayload(ByteBuf in, int type, int flags, int streamId, int length) {
+    switch (type) {
+      case FrameType.HELLO: {
+        Frame hello = decodeHello(in.readSlice(length));
+        helloSeen = true;
+        return hello;
+      }
+      case FrameType.OPEN:
+        return decodeOpen(in, streamId, length);
+      case FrameType.DATA:
+        return new DataFrame(streamId, in.readRetainedSlice(length), (flags & FrameType.FLAG_END_STREAM) != 0);
+      case FrameType.WINDOW_UPDATE: {
+        long increment = in.readUnsignedInt();
+        if (increment == 0) {
+          throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "WINDOW_UPDATE of 0 on stream " + streamId);
+        }
+        if (increment > Integer.MAX_VALUE) {
+          throw error(WireCodes.GOAWAY_FLOW_CONTROL, "WINDOW_UPDATE above 2^31-1 on stream " + streamId);
+        }
+        return new WindowUpdateFrame(streamId, (int) increment);
+      }
+      case FrameType.RST_STREAM: {
+        ByteBuf p = in.readSlice(length);
+        long code = p.readUnsignedInt();
+        return new RstStreamFrame(streamId, (int) Math.min(code, Integer.MAX_VALUE), readReason(p, "RST_STREAM"));
+      }
+      case FrameType.PING:
+        return new PingFrame(in.readLong(), (flags & FrameType.FLAG_ACK) != 0);
+      default: {
+        ByteBuf p = in.readSlice(length);
+        long last = p.readUnsignedInt();
+        long code = p.readUnsignedInt();
+        String reason = readReason(p, "GOAWAY");
+        return new GoAwayFrame((int) (last & 0x7fff_ffffL), (int) Math.min(code, Integer.MAX_VALUE), reason);
+      }
+    }
+  }
+
+  private static String readReason(ByteBuf p, String what) {
+    int len = p.readUnsignedShort();
+    if (len != p.readableBytes()) {
+      throw error(WireCodes.GOAWAY_FRAME_SIZE, what + " reason length " + len + " does not match payload");
+    }
+    return p.readCharSequence(len, StandardCharsets.UTF_8).toString();
+  }
+
+  private static HelloFrame decodeHello(ByteBuf p) {
+    int magic = p.readInt();
+    if (magic != HelloFrame.MAGIC) {
+      throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "bad HELLO magic 0x" + Integer.toHexString(magic) + " (not a tcpopt peer)");
+    }
+    int version = p.readUnsignedShort();
+    if (version != HelloFrame.VERSION) {
+      throw error(WireCodes.GOAWAY_VERSION, "unsupported version " + version + " (this node speaks " + HelloFrame.VERSION + ")");
+    }
+    if (p.readUnsignedShort() != 0) {
+      throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "HELLO reserved field set");
+    }
+    long maxFrame = p.readUnsignedInt();
+    if (maxFrame < HelloFrame.MIN_MAX_FRAME_SIZE || maxFrame > HelloFrame.MAX_MAX_FRAME_SIZE) {
+      throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "HELLO max-frame-size " + maxFrame + " outside 16KiB..16MiB");
+    }
+    long window = p.readUnsignedInt();
+    if (window < 1 || window > Integer.MAX_VALUE) {
+      throw error(WireCodes.GOAWAY_FLOW_CONTROL, "HELLO initial-stream-window " + window + " outside 1..2^31-1");
+    }
+    long maxStreams = p.readUnsignedInt();
+    if (maxStreams < 1 || maxStreams > Integer.MAX_VALUE) {
+      throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "HELLO max-streams " + maxStreams + " outside 1..2^31-1");
+    }
+    String name = readName(p, "name");
+    String site = readName(p, "site");
+    if (p.isReadable()) {
+      throw error(WireCodes.GOAWAY_FRAME_SIZE, "HELLO has " + p.readableBytes() + " trailing bytes");
+    }
+    return new HelloFrame(version, (int) maxFrame, (int) window, (int) maxStreams, name, site);
+  }
+
+  private static String readName(ByteBuf p, String what) {
+    if (!p.isReadable()) {
+      throw error(WireCodes.GOAWAY_FRAME_SIZE, "HELLO truncated before " + what);
+    }
+    int len = p.readUnsignedByte();
+    if (len > p.readableBytes()) {
+      throw error(WireCodes.GOAWAY_FRAME_SIZE, "HELLO " + what + " length " + len + " exceeds payload");
+    }
+    return p.readCharSequence(len, StandardCharsets.UTF_8).toString();
+  }
+
+  private static OpenFrame decodeOpen(ByteBuf in, int streamId, int length) {
+    int end = in.readerIndex() + length;
+    long flowId = in.readLong();
+    int family = in.readUnsignedByte();
+    int addressLength;
+    if (family == 4) {
+      addressLength = 4;
+    } else if (family == 6) {
+      addressLength = 16;
+    } else {
+      throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "OPEN address family " + family + " on stream " + streamId);
+    }
+    if (length < OpenFrame.fixedLength(addressLength)) {
+      throw error(WireCodes.GOAWAY_FRAME_SIZE, "OPEN too short for IPv" + family + " on stream " + streamId);
+    }
+    InetSocketAddress source = readAddress(in, addressLength);
+    InetSocketAddress destination = readAddress(in, addressLength);
+    int openFlags = in.readUnsignedShort();
+    if ((openFlags & ~OpenFrame.FLAG_TRANSPARENT_SOURCE) != 0) {
+      throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "OPEN with unknown open-flags 0x" + Integer.toHexString(openFlags));
+    }
+    return new OpenFrame(streamId, flowId, source, destination, openFlags, in.readRetainedSlice(end - in.readerIndex()));
+  }
+
+  private static InetSocketAddress readAddress(ByteBuf in, int addressLength) {
+    byte[] raw = new byte[addressLength];
+    in.readBytes(raw);
+    int port = in.readUnsignedShort();
+    try {
+      return new InetSocketAddress(InetAddress.getByAddress(raw), port);
+    } catch (UnknownHostException e) {
+      throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "bad address in OPEN");
+    }
+  }
+
+  private static WireProtocolException error(int code, String reason) {
+    return new WireProtocolException(code, reason);
+  }
+}

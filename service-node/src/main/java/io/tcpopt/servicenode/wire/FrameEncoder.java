@@ -1,0 +1,117 @@
+package io.tcpopt.servicenode.wire;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.MessageToMessageEncoder;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * {@link Frame}s to bytes. DATA and OPEN payloads are passed on as they are (no copy) after a
+ * separately allocated header; the caller keeps payloads within the peer's maximum frame size.
+ */
+final class FrameEncoder extends MessageToMessageEncoder<Frame> {
+  FrameEncoder() {
+    super(Frame.class);
+  }
+
+  @Override
+  protected void encode(ChannelHandlerContext ctx, Frame frame, List<Object> out) {
+    if (frame instanceof DataFrame) {
+      DataFrame data = (DataFrame) frame;
+      ByteBuf header = ctx.alloc().buffer(FrameType.HEADER_LENGTH);
+      writeHeader(header, data.content().readableBytes(), FrameType.DATA, data.endStream() ? FrameType.FLAG_END_STREAM : 0, data.streamId());
+      out.add(header);
+      if (data.content().isReadable()) {
+        out.add(data.content().retain());
+      }
+    } else if (frame instanceof OpenFrame) {
+      OpenFrame open = (OpenFrame) frame;
+      byte[] src = open.source().getAddress().getAddress();
+      byte[] dst = open.destination().getAddress().getAddress();
+      int fixed = OpenFrame.fixedLength(src.length);
+      ByteBuf header = ctx.alloc().buffer(FrameType.HEADER_LENGTH + fixed);
+      writeHeader(header, fixed + open.content().readableBytes(), FrameType.OPEN, 0, open.streamId());
+      header.writeLong(open.flowId());
+      header.writeByte(src.length == 4 ? 4 : 6);
+      writeAddress(header, src, open.source());
+      writeAddress(header, dst, open.destination());
+      header.writeShort(open.openFlags());
+      out.add(header);
+      if (open.content().isReadable()) {
+        out.add(open.content().retain());
+      }
+    } else {
+      out.add(encodeControl(ctx, frame));
+    }
+  }
+
+  private static ByteBuf encodeControl(ChannelHandlerContext ctx, Frame frame) {
+    ByteBuf buf = ctx.alloc().buffer(64);
+    buf.writerIndex(FrameType.HEADER_LENGTH);
+    int type;
+    int flags = 0;
+    if (frame instanceof HelloFrame) {
+      HelloFrame h = (HelloFrame) frame;
+      type = FrameType.HELLO;
+      buf.writeInt(HelloFrame.MAGIC).writeShort(h.version()).writeShort(0);
+      buf.writeInt(h.maxFrameSize()).writeInt(h.initialStreamWindow()).writeInt(h.maxStreams());
+      writeName(buf, h.name());
+      writeName(buf, h.site());
+    } else if (frame instanceof WindowUpdateFrame) {
+      type = FrameType.WINDOW_UPDATE;
+      buf.writeInt(((WindowUpdateFrame) frame).increment());
+    } else if (frame instanceof RstStreamFrame) {
+      RstStreamFrame r = (RstStreamFrame) frame;
+      type = FrameType.RST_STREAM;
+      buf.writeInt(r.code());
+      writeReason(buf, r.reason());
+    } else if (frame instanceof PingFrame) {
+      PingFrame p = (PingFrame) frame;
+      type = FrameType.PING;
+      flags = p.ack() ? FrameType.FLAG_ACK : 0;
+      buf.writeLong(p.opaque());
+    } else if (frame instanceof GoAwayFrame) {
+      GoAwayFrame g = (GoAwayFrame) frame;
+      type = FrameType.GOAWAY;
+      buf.writeInt(g.lastStreamId()).writeInt(g.code());
+      writeReason(buf, g.reason());
+    } else {
+      buf.release();
+      throw new IllegalArgumentException("cannot encode " + frame);
+    }
+    int end = buf.writerIndex();
+    buf.writerIndex(0);
+    writeHeader(buf, end - FrameType.HEADER_LENGTH, type, flags, frame.streamId());
+    buf.writerIndex(end);
+    return buf;
+  }
+
+  private static void writeHeader(ByteBuf buf, int length, int type, int flags, int streamId) {
+    buf.writeInt(length).writeByte(type).writeByte(flags).writeShort(0).writeInt(streamId);
+  }
+
+  private static void writeAddress(ByteBuf buf, byte[] raw, InetSocketAddress address) {
+    buf.writeBytes(raw).writeShort(address.getPort());
+  }
+
+  private static void writeName(ByteBuf buf, String s) {
+    byte[] b = truncate(s.getBytes(StandardCharsets.UTF_8), 255);
+    buf.writeByte(b.length).writeBytes(b);
+  }
+
+  private static void writeReason(ByteBuf buf, String s) {
+    byte[] b = truncate((s == null ? "" : s).getBytes(StandardCharsets.UTF_8), 1024);
+    buf.writeShort(b.length).writeBytes(b);
+  }
+
+  private static byte[] truncate(byte[] b, int max) {
+    if (b.length <= max) {
+      return b;
+    }
+    byte[] t = new byte[max];
+    System.arraycopy(b, 0, t, 0, max);
+    return t;
+  }
+}

@@ -1,0 +1,35 @@
+package io.tcpopt.servicenode.wire;
+
+/** Frame type codes and flags of wire format v1. */
+public final class FrameType {
+  public static final int HELLO = 0x0;
+  public static final int OPEN = 0x1;
+  public static final int DATA = 0x2;
+  public static final int WINDOW_UPDATE = 0x3;
+  public static final int RST_STREAM = 0x4;
+  public static final int PING = 0x5;
+  public static final int GOAWAY = 0x6;
+
+  /** DATA flag: the sender's TCP leg was half-closed after these bytes. */
+  public static final int FLAG_END_STREAM = 0x1;
+  /** PING flag: this PING is the echo of one received. */
+  public static final int FLAG_ACK = 0x1;
+
+  /** Frame header length: length u32, type u8, flags u8, reserved u16, stream-id u32. */
+  public static final int HEADER_LENGTH = 12;
+
+  private FrameType() {}
+
+  static String name(int type) {
+    switch (type) {
+      case HELLO: return "HELLO";
+      case OPEN: return "OPEN";
+      case DATA: return "DATA";
+      case WINDOW_UPDATE: return "WINDOW_UPDATE";
+      case RST_STREAM: return "RST_STREAM";
+      case PING: return "PING";
+      case GOAWAY: return "GOAWAY";
+      default: return "type 0x" + Integer.toHexString(type);
+    }
+  }
+}

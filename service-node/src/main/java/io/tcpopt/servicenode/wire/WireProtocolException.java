@@ -1,0 +1,22 @@
+package io.tcpopt.servicenode.wire;
+
+import io.netty.handler.codec.DecoderException;
+
+/**
+ * A connection error: the peer broke wire format v1. The session answers with GOAWAY carrying
+ * {@link #goAwayCode()} and closes the connection, logging the reason.
+ */
+public final class WireProtocolException extends DecoderException {
+  private static final long serialVersionUID = 1L;
+
+  private final int goAwayCode;
+
+  public WireProtocolException(int goAwayCode, String reason) {
+    super(reason);
+    this.goAwayCode = goAwayCode;
+  }
+
+  public int goAwayCode() {
+    return goAwayCode;
+  }
+}

@@ -1,0 +1,82 @@
+package io.tcpopt.servicenode;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.tcpopt.common.config.ConfigException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Valid configs get their documented defaults; each invalid value is one line naming the field. */
+class ServiceNodeConfigTest {
+  private static final String BASE = "service-node:\n  wan:\n    listen: 127.0.0.1:0\n    plaintext: true\n";
+
+  @Test
+  void defaults() {
+    ServiceNodeConfig c = TestNodes.config(BASE + "    link: { bandwidth: 250Mbit, rtt: 200ms, pacing: true }\n"
+        + "  peers: [ { name: dc-1, site: dc, address: '127.0.0.1:7800', prefixes: [198.19.1.0/24] } ]\n", "b", "branch");
+    assertEquals(4, c.wan().connections());
+    assertEquals("bbr", c.wan().congestionControl());
+    assertEquals(Duration.ofSeconds(5), c.wan().keepalive());
+    assertEquals(250_000_000L / 8 / 5, c.wan().streamWindow(), "default window = bandwidth x rtt");
+    assertEquals(64 * 1024, c.wan().maxFrameSize());
+    assertEquals(4096, c.wan().maxStreams());
+    assertEquals(Duration.ofMillis(2), c.wan().openCoalescing());
+    assertEquals(Duration.ofSeconds(10), c.lan().connectTimeout());
+    assertEquals(Duration.ofHours(1), c.lan().idleTimeout());
+    assertEquals(10_000, c.flows().maxActive());
+    assertEquals(1_000, c.flows().closedHistory());
+    assertNull(c.interception().transparent());
+    assertTrue(c.wan().link().pacing());
+    assertEquals(6_250_000, TestNodes.config(BASE, "b", "branch").wan().streamWindow(), "default link 1Gbit x 50ms");
+    assertEquals(1 << 20, TestNodes.config(BASE + "    link: { bandwidth: 10Mbit, rtt: 10ms }\n", "b", "branch").wan().streamWindow(),
+        "window at least 1MiB");
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "service-node: { wan: { plaintext: true } }|service-node.wan.listen: is required",
+      "service-node: { wan: { listen: '127.0.0.1:0' } }|service-node.wan.tls: is required (mutual TLS), unless plaintext: true is set explicitly",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true, connections: 0 } }|service-node.wan.connections: must be between 1 and 64, got 0",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true, listn: x } }|service-node.wan.listn: unknown setting",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true, max-frame-size: 1KiB } }|service-node.wan.max-frame-size: must be between 16KiB and 16MiB, got 1024",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true, stream-window: lots } }|service-node.wan.stream-window: expected a size",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true, keepalive: 5 } }|service-node.wan.keepalive: expected a duration",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true, link: { bandwidth: fast } } }|service-node.wan.link.bandwidth: expected a rate",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true, congestion-control: 'BBR!' } }|service-node.wan.congestion-control: expected a kernel congestion control name",
+      "service-node: { wan: { listen: 'nowhere', plaintext: true } }|service-node.wan.listen: expected HOST:PORT",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, peers: [ { name: a, site: dc, address: '127.0.0.1:1', prefixes: [10.0.0.0/33] } ] }|service-node.peers[0].prefixes[0]: prefix length must be between 0 and 32, got 33",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, peers: [ { name: a, site: dc, address: '127.0.0.1:1' }, { name: a, site: dc, address: '127.0.0.1:2' } ] }|service-node.peers[1].name: duplicate peer name",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, peers: [ { name: a, address: '127.0.0.1:1' } ] }|service-node.peers[0].site: is required",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, interception: { transparent: { port: 70000 } } }|service-node.interception.transparent.port: must be between 1 and 65535, got 70000",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, interception: { listeners: [ { listen: '127.0.0.1:0' } ] } }|service-node.interception.listeners[0].target: is required",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, lan: { connect-timeout: soon } }|service-node.lan.connect-timeout: expected a duration",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, lan: { proxy-buffer-high: 4KiB, proxy-buffer-low: 8KiB } }|service-node.lan.proxy-buffer-low: must be between 0 and proxy-buffer-high",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, flows: { max-active: -1 } }|service-node.flows.max-active: must be between 1 and 10000000, got -1",
+      "service-node: { wan: { listen: '127.0.0.1:0', tls: { certificate: /nonexistent.crt, private-key: /nonexistent.key, trusted: /nonexistent.ca } } }|service-node.wan.tls.certificate: /nonexistent.crt",
+  })
+  void invalidValueIsOneLineNamingTheField(String yaml, String expectedStart) {
+    ConfigException e = assertThrows(ConfigException.class, () -> TestNodes.config(yaml, "b", "branch"));
+    assertTrue(e.getMessage().startsWith(expectedStart), e.getMessage());
+    assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
+  }
+
+  @Test
+  void portInUseIsOneClearLine() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      ServiceNodeConfig c = TestNodes.config("service-node:\n  wan: { listen: '127.0.0.1:" + taken.getLocalPort() + "', plaintext: true }\n",
+          "b", "branch");
+      ServiceNodeException e = assertThrows(ServiceNodeException.class, () -> ServiceNode.start(c, null, new SimpleMeterRegistry()));
+      assertTrue(e.getMessage().startsWith("cannot listen for peers on /127.0.0.1:" + taken.getLocalPort() + ": "), e.getMessage());
+      assertFalse(e.getMessage().contains("\n"));
+    }
+  }
+}

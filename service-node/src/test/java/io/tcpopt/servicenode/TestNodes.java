@@ -1,0 +1,127 @@
+package io.tcpopt.servicenode;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.tls.DemoCertificates;
+import io.tcpopt.common.tls.TlsFiles;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A branch node and a DC node on loopback, in one JVM with separate event loop groups. The branch
+ * dials the DC ({@code connections} per pool) and has one explicit listener per target, all
+ * served by site {@code dc}.
+ */
+final class TestNodes implements AutoCloseable {
+  final ServiceNode dc;
+  final ServiceNode branch;
+  final SimpleMeterRegistry branchMeters = new SimpleMeterRegistry();
+  final SimpleMeterRegistry dcMeters = new SimpleMeterRegistry();
+  final int connections;
+
+  private TestNodes(ServiceNode dc, ServiceNode branch, int connections) {
+    this.dc = dc;
+    this.branch = branch;
+    this.connections = connections;
+  }
+
+  /**
+   * @param certs directory for demo certificates (mutual TLS), or null for plaintext sessions
+   * @param wanExtra extra YAML lines for both nodes' {@code wan} section (indented 4 spaces)
+   * @param lanExtra extra {@code lan} settings in flow style, e.g. {@code "connect-timeout: 300ms"}
+   */
+  static TestNodes start(Path certs, int connections, List<InetSocketAddress> targets, String wanExtra, String lanExtra) {
+    Map<String, TlsFiles> tls = certs == null ? null : DemoCertificates.generate(certs, List.of("branch-1", "dc-1"));
+    SimpleMeterRegistry dcMeters = new SimpleMeterRegistry();
+    String dcYaml = "service-node:\n"
+        + wan(tls == null ? null : tls.get("dc-1"), connections, wanExtra)
+        + "  lan: { " + lanExtra + " }\n";
+    ServiceNode dc = ServiceNode.start(config(dcYaml, "dc-1", "dc"), null, dcMeters);
+    StringBuilder listeners = new StringBuilder();
+    for (InetSocketAddress t : targets) {
+      listeners.append("      - { listen: 127.0.0.1:0, target: ").append(t.getAddress().getHostAddress()).append(':').append(t.getPort())
+          .append(", site: dc }\n");
+    }
+    String branchYaml = "service-node:\n"
+        + wan(tls == null ? null : tls.get("branch-1"), connections, wanExtra)
+        + "  peers:\n"
+        + "    - { name: dc-1, site: dc, address: 127.0.0.1:" + dc.wanAddress().getPort() + ", prefixes: [127.0.0.0/8] }\n"
+        + "  interception:\n"
+        + "    listeners:\n" + listeners
+        + "  lan: { " + lanExtra + " }\n";
+    ServiceNode branch;
+    try {
+      branch = ServiceNode.start(config(branchYaml, "branch-1", "branch"), null, new SimpleMeterRegistry());
+    } catch (RuntimeException e) {
+      dc.close();
+      throw e;
+    }
+    TestNodes nodes = new TestNodes(dc, branch, connections);
+    nodes.awaitSessions();
+    return nodes;
+  }
+
+  private static String wan(TlsFiles tls, int connections, String extra) {
+    StringBuilder s = new StringBuilder("  wan:\n    listen: 127.0.0.1:0\n    connections: " + connections + "\n");
+    if (tls == null) {
+      s.append("    plaintext: true\n");
+    } else {
+      s.append("    tls: { certificate: '").append(tls.certificateChain()).append("', private-key: '").append(tls.privateKey())
+          .append("', trusted: '").append(tls.trustedCertificates()).append("' }\n");
+    }
+    if (extra != null && !extra.isEmpty()) {
+      s.append(extra);
+    }
+    return s.toString();
+  }
+
+  static ServiceNodeConfig config(String yaml, String name, String site) {
+    return ServiceNodeConfig.from(ConfigTree.parse(yaml, "test").get("service-node"), name, site);
+  }
+
+  /** Waits until every pooled connection completed its HELLO at both ends. */
+  void awaitSessions() {
+    await(() -> upAtBranch() == connections && upAtDc() == connections, 10_000, "sessions up");
+  }
+
+  int upAtBranch() {
+    return branch.sessions().stream().mapToInt(PeerSessionStatus::connectionsUp).sum();
+  }
+
+  int upAtDc() {
+    return dc.sessions().stream().mapToInt(PeerSessionStatus::connectionsUp).sum();
+  }
+
+  InetSocketAddress listener(int i) {
+    return branch.listenerAddresses().get(i);
+  }
+
+  static void await(BooleanSupplier condition, long millis, String what) {
+    long deadline = System.currentTimeMillis() + millis;
+    while (!condition.getAsBoolean()) {
+      if (System.currentTimeMillis() > deadline) {
+        fail("timed out waiting for " + what);
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        fail("interrupted waiting for " + what);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      branch.close();
+    } finally {
+      dc.close();
+    }
+  }
+}

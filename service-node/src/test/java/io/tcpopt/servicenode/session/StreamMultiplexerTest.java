@@ -1,0 +1,242 @@
+package io.tcpopt.servicenode.session;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.tcpopt.servicenode.wire.DataFrame;
+import io.tcpopt.servicenode.wire.Frame;
+import io.tcpopt.servicenode.wire.FrameCodec;
+import io.tcpopt.servicenode.wire.GoAwayFrame;
+import io.tcpopt.servicenode.wire.HelloFrame;
+import io.tcpopt.servicenode.wire.OpenFrame;
+import io.tcpopt.servicenode.wire.PingFrame;
+import io.tcpopt.servicenode.wire.RstStreamFrame;
+import io.tcpopt.servicenode.wire.WindowUpdateFrame;
+import io.tcpopt.servicenode.wire.WireCodes;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The multiplexer (acceptor side) on EmbeddedChannel: stream rules, credit, keepalive. */
+class StreamMultiplexerTest {
+  private static final int WINDOW = 64 * 1024;
+  private static final InetSocketAddress SRC = new InetSocketAddress("198.18.1.2", 40000);
+  private static final InetSocketAddress DST = new InetSocketAddress("198.19.1.2", 80);
+
+  private EmbeddedChannel ch;
+  private final EmbeddedChannel peerDecoder = new EmbeddedChannel(new FrameCodec(1 << 20));
+  private final List<String> events = new ArrayList<>();
+  private final List<MuxStream> accepted = new ArrayList<>();
+  private final List<String> sessions = new ArrayList<>();
+
+  @BeforeEach
+  void start() {
+    SessionSettings settings = new SessionSettings("dc-1", "dc", WINDOW, WINDOW, 2, Duration.ofSeconds(5), Duration.ofSeconds(10));
+    StreamAcceptor acceptor = (stream, open) -> {
+      int first = open.content().readableBytes();
+      open.release();
+      accepted.add(stream);
+      stream.handler(new StreamHandler() {
+        @Override
+        public void onData(ByteBuf data, boolean endStream) {
+          events.add("data " + stream.id() + " " + data.readableBytes() + (endStream ? " end" : ""));
+          data.release();
+        }
+
+        @Override
+        public void onWindowUpdate() {
+          events.add("window " + stream.id() + " " + stream.sendWindow());
+        }
+
+        @Override
+        public void onReset(int code, String reason) {
+          events.add("reset " + stream.id() + " " + WireCodes.resetName(code));
+        }
+
+        @Override
+        public void onWanWritabilityChanged() {}
+      });
+      events.add("open " + stream.id() + " " + first);
+    };
+    SessionListener listener = new SessionListener() {
+      @Override
+      public void sessionUp(StreamMultiplexer c) {
+        sessions.add("up " + c.peerHello().name());
+      }
+
+      @Override
+      public void sessionDown(StreamMultiplexer c, String reason) {
+        sessions.add("down");
+      }
+    };
+    ch = new EmbeddedChannel(new FrameCodec(WINDOW), new StreamMultiplexer(settings, false, acceptor, listener));
+    Frame hello = sent().get(0);
+    assertEquals("dc-1", ((HelloFrame) hello).name());
+    feed(new HelloFrame(1, WINDOW, WINDOW, 100, "branch-1", "branch"));
+    assertEquals(List.of("up branch-1"), sessions);
+    ch.runPendingTasks();
+    assertInstanceOf(PingFrame.class, sent().get(0), "the first keepalive PING leaves at once");
+  }
+
+  @AfterEach
+  void stop() {
+    drainSent();
+    assertFalse(ch.finishAndReleaseAll());
+    assertFalse(peerDecoder.finishAndReleaseAll());
+  }
+
+  private void feed(Frame... frames) {
+    EmbeddedChannel enc = new EmbeddedChannel(new FrameCodec(1 << 20));
+    for (Frame f : frames) {
+      enc.writeOutbound(f);
+    }
+    ByteBuf b;
+    while ((b = enc.readOutbound()) != null) {
+      ch.writeInbound(b);
+    }
+    enc.finishAndReleaseAll();
+  }
+
+  /** Frames the multiplexer has written since the last call (decoded as the peer would). */
+  private List<Frame> sent() {
+    ByteBuf b;
+    while ((b = ch.readOutbound()) != null) {
+      peerDecoder.writeInbound(b);
+    }
+    List<Frame> out = new ArrayList<>();
+    Object f;
+    while ((f = peerDecoder.readInbound()) != null) {
+      out.add((Frame) f);
+    }
+    return out;
+  }
+
+  private void drainSent() {
+    for (Frame f : sent()) {
+      if (f instanceof io.netty.util.ReferenceCounted) {
+        ((io.netty.util.ReferenceCounted) f).release();
+      }
+    }
+  }
+
+  private GoAwayFrame goAway() {
+    List<Frame> frames = sent();
+    Frame last = frames.get(frames.size() - 1);
+    assertInstanceOf(GoAwayFrame.class, last, frames.toString());
+    assertFalse(ch.isOpen(), "connection closed after GOAWAY");
+    return (GoAwayFrame) last;
+  }
+
+  private static OpenFrame open(int id, int firstBytes) {
+    return new OpenFrame(id, id * 10L, SRC, DST, 0, Unpooled.wrappedBuffer(new byte[firstBytes]));
+  }
+
+  private static DataFrame data(int id, int n, boolean end) {
+    return new DataFrame(id, Unpooled.wrappedBuffer(new byte[n]), end);
+  }
+
+  @Test
+  void dataForAnUnknownStreamIsAConnectionError() {
+    feed(data(7, 10, false));
+    GoAwayFrame g = goAway();
+    assertEquals(WireCodes.GOAWAY_PROTOCOL_ERROR, g.code());
+    assertTrue(g.reason().contains("unknown stream 7"), g.reason());
+    assertEquals(List.of("up branch-1", "down"), sessions);
+  }
+
+  @Test
+  void openIdsMustIncrease() {
+    feed(open(3, 0), open(1, 0));
+    assertEquals(WireCodes.GOAWAY_PROTOCOL_ERROR, goAway().code());
+    assertTrue(events.contains("reset 3 INTERNAL"), "open streams are reset when the connection goes: " + events);
+  }
+
+  @Test
+  void openWithOurParityIsAConnectionError() {
+    feed(open(2, 0));
+    assertEquals(WireCodes.GOAWAY_PROTOCOL_ERROR, goAway().code());
+  }
+
+  @Test
+  void dataBeyondTheWindowIsAFlowControlError() {
+    feed(open(1, 20_000), data(1, 40_000, false));
+    assertTrue(ch.isOpen());
+    feed(data(1, 10_000, false));
+    assertEquals(WireCodes.GOAWAY_FLOW_CONTROL, goAway().code());
+  }
+
+  @Test
+  void creditIsReturnedOnlyWhenConsumed() {
+    feed(open(1, 0), data(1, 30_000, false));
+    MuxStream s = accepted.get(0);
+    assertTrue(sent().isEmpty(), "no credit before the bytes are written to the leg");
+    s.consumed(10_000);
+    assertTrue(sent().isEmpty(), "batched below a quarter window");
+    s.consumed(20_000);
+    assertEquals(List.of(new WindowUpdateFrame(1, 30_000)), sent());
+    feed(data(1, WINDOW - 30_000 + 30_000, false));
+    assertTrue(ch.isOpen(), "the returned credit may be used");
+  }
+
+  @Test
+  void framesForARecentlyClosedStreamAreIgnored() {
+    feed(open(1, 0), new RstStreamFrame(1, WireCodes.CONNECTION_RESET, "client reset"));
+    assertEquals(List.of("open 1 0", "reset 1 CONNECTION_RESET"), events);
+    feed(data(1, 100, false), new WindowUpdateFrame(1, 100), new RstStreamFrame(1, WireCodes.INTERNAL, ""));
+    assertTrue(ch.isOpen());
+    assertTrue(sent().isEmpty());
+  }
+
+  @Test
+  void streamsBeyondMaxStreamsAreRefused() {
+    feed(open(1, 0), open(3, 0), open(5, 0));
+    assertEquals(List.of(new RstStreamFrame(5, WireCodes.REFUSED_STREAM, "max-streams 2 reached")), sent());
+    assertTrue(ch.isOpen());
+    assertEquals(2, accepted.size());
+  }
+
+  @Test
+  void windowUpdatesReachTheStream() {
+    feed(open(1, 0), new WindowUpdateFrame(1, 1000));
+    assertEquals("window 1 " + (WINDOW + 1000), events.get(1));
+    feed(new WindowUpdateFrame(1, Integer.MAX_VALUE));
+    assertEquals(WireCodes.GOAWAY_FLOW_CONTROL, goAway().code());
+  }
+
+  @Test
+  void pingIsEchoedAndUnansweredPingsKillTheConnection() {
+    feed(new PingFrame(1234L, false));
+    assertEquals(new PingFrame(1234L, true), sent().get(0));
+    // Keepalive PINGs go unanswered; after at most 12 intervals the peer is declared dead.
+    for (int i = 0; i < 14 && ch.isOpen(); i++) {
+      ch.advanceTimeBy(5, TimeUnit.SECONDS);
+      ch.runScheduledPendingTasks();
+    }
+    assertEquals(WireCodes.GOAWAY_KEEPALIVE_TIMEOUT, goAway().code());
+  }
+
+  @Test
+  void endStreamBothWaysRemovesTheStream() {
+    feed(open(1, 5), data(1, 0, true));
+    MuxStream s = accepted.get(0);
+    s.writeData(Unpooled.wrappedBuffer(new byte[3]), true);
+    s.flush();
+    List<Frame> out = sent();
+    DataFrame d = (DataFrame) out.get(0);
+    assertTrue(d.endStream());
+    d.release();
+    assertEquals(0, s.connection().activeStreams());
+    feed(data(1, 1, false));
+    assertTrue(ch.isOpen(), "late DATA for a finished stream is ignored");
+  }
+}

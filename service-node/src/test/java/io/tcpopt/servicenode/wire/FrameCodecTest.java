@@ -1,0 +1,207 @@
+package io.tcpopt.servicenode.wire;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** The codec on EmbeddedChannel: round trips, and every malformed input refused before buffering. */
+class FrameCodecTest {
+  private static final int MAX = 64 * 1024;
+
+  static HelloFrame hello() {
+    return new HelloFrame(1, MAX, 1 << 20, 100, "branch-1", "branch");
+  }
+
+  /** A raw frame with any header fields, to build malformed input. */
+  static ByteBuf raw(long length, int type, int flags, int reserved, long stream, byte[] payload) {
+    ByteBuf b = Unpooled.buffer();
+    b.writeInt((int) length).writeByte(type).writeByte(flags).writeShort(reserved).writeInt((int) stream);
+    b.writeBytes(payload);
+    return b;
+  }
+
+  static ByteBuf encode(Frame... frames) {
+    EmbeddedChannel enc = new EmbeddedChannel(new FrameCodec(MAX));
+    for (Frame f : frames) {
+      assertTrue(enc.writeOutbound(f));
+    }
+    ByteBuf all = Unpooled.buffer();
+    ByteBuf part;
+    while ((part = enc.readOutbound()) != null) {
+      all.writeBytes(part);
+      part.release();
+    }
+    assertFalse(enc.finishAndReleaseAll());
+    return all;
+  }
+
+  @Test
+  void everyFrameTypeRoundTrips() {
+    InetSocketAddress src = new InetSocketAddress("198.18.1.2", 40000);
+    InetSocketAddress dst = new InetSocketAddress("198.19.1.2", 5201);
+    ByteBuf bytes = encode(
+        hello(),
+        new OpenFrame(1, 77L, src, dst, 0, Unpooled.copiedBuffer("GET /", StandardCharsets.US_ASCII)),
+        new DataFrame(1, Unpooled.copiedBuffer("abc", StandardCharsets.US_ASCII), true),
+        new WindowUpdateFrame(1, 65536),
+        new RstStreamFrame(3, WireCodes.CONNECT_REFUSED, "refused"),
+        new PingFrame(42L, true),
+        new GoAwayFrame(7, WireCodes.GOAWAY_SHUTTING_DOWN, "bye"));
+    EmbeddedChannel ch = new EmbeddedChannel(new FrameCodec(MAX));
+    // Feed one byte at a time: the decoder must cope with any split.
+    while (bytes.isReadable()) {
+      ch.writeInbound(bytes.readRetainedSlice(1));
+    }
+    bytes.release();
+    assertEquals(hello(), ch.readInbound());
+    OpenFrame open = ch.readInbound();
+    assertEquals(77L, open.flowId());
+    assertEquals(src, open.source());
+    assertEquals(dst, open.destination());
+    assertEquals("GET /", open.content().toString(StandardCharsets.US_ASCII));
+    open.release();
+    DataFrame data = ch.readInbound();
+    assertTrue(data.endStream());
+    assertEquals("abc", data.content().toString(StandardCharsets.US_ASCII));
+    data.release();
+    assertEquals(new WindowUpdateFrame(1, 65536), ch.readInbound());
+    assertEquals(new RstStreamFrame(3, WireCodes.CONNECT_REFUSED, "refused"), ch.readInbound());
+    assertEquals(new PingFrame(42L, true), ch.readInbound());
+    assertEquals(new GoAwayFrame(7, WireCodes.GOAWAY_SHUTTING_DOWN, "bye"), ch.readInbound());
+    assertNull(ch.readInbound());
+    assertFalse(ch.finishAndReleaseAll());
+  }
+
+  @Test
+  void ipv6OpenRoundTrips() {
+    InetSocketAddress src = new InetSocketAddress("2001:db8::1", 1);
+    InetSocketAddress dst = new InetSocketAddress("2001:db8::2", 65535);
+    EmbeddedChannel ch = new EmbeddedChannel(new FrameCodec(MAX));
+    ch.writeInbound(encode(hello(), new OpenFrame(5, -1L, src, dst, OpenFrame.FLAG_TRANSPARENT_SOURCE, Unpooled.EMPTY_BUFFER)));
+    assertInstanceOf(HelloFrame.class, ch.readInbound());
+    OpenFrame open = ch.readInbound();
+    assertEquals(dst, open.destination());
+    assertEquals(OpenFrame.FLAG_TRANSPARENT_SOURCE, open.openFlags());
+    assertEquals(-1L, open.flowId());
+    open.release();
+    assertFalse(ch.finishAndReleaseAll());
+  }
+
+  /** Feeds {@code input} (after a valid HELLO when {@code afterHello}) and expects a connection error. */
+  private static WireProtocolException refused(boolean afterHello, ByteBuf input) {
+    EmbeddedChannel ch = new EmbeddedChannel(new FrameCodec(MAX));
+    if (afterHello) {
+      ch.writeInbound(encode(hello()));
+      assertInstanceOf(HelloFrame.class, ch.readInbound());
+    }
+    WireProtocolException e = assertThrows(WireProtocolException.class, () -> ch.writeInbound(input));
+    // Once failed, the decoder swallows everything after.
+    ch.writeInbound(encode(hello()));
+    assertNull(ch.readInbound());
+    assertFalse(ch.finishAndReleaseAll());
+    return e;
+  }
+
+  private static ByteBuf helloWithVersion(int version) {
+    ByteBuf good = encode(hello());
+    good.setShort(FrameType.HEADER_LENGTH + 4, version);
+    return good;
+  }
+
+  @Test
+  void wrongVersionIsRefused() {
+    WireProtocolException e = refused(false, helloWithVersion(2));
+    assertEquals(WireCodes.GOAWAY_VERSION, e.goAwayCode());
+    assertTrue(e.getMessage().contains("version 2"), e.getMessage());
+  }
+
+  @Test
+  void garbageBeforeHelloIsRefused() {
+    WireProtocolException e = refused(false, Unpooled.copiedBuffer("GET / HTTP/1.1\r\nHost: x\r\n\r\n", StandardCharsets.US_ASCII));
+    assertEquals(WireCodes.GOAWAY_PROTOCOL_ERROR, e.goAwayCode());
+  }
+
+  @Test
+  void frameBeforeHelloIsRefused() {
+    WireProtocolException e = refused(false, raw(3, FrameType.DATA, 0, 0, 1, new byte[3]));
+    assertTrue(e.getMessage().contains("before HELLO"), e.getMessage());
+  }
+
+  @Test
+  void badMagicIsRefused() {
+    ByteBuf bad = encode(hello());
+    bad.setInt(FrameType.HEADER_LENGTH, 0x12345678);
+    assertTrue(refused(false, bad).getMessage().contains("magic"));
+  }
+
+  @Test
+  void oversizedLengthIsRefusedFromTheHeaderAlone() {
+    // Only the 12 header bytes arrive: the decoder must refuse without waiting for the payload.
+    WireProtocolException e = refused(true, raw(MAX + 1, FrameType.DATA, 0, 0, 1, new byte[0]));
+    assertEquals(WireCodes.GOAWAY_FRAME_SIZE, e.goAwayCode());
+  }
+
+  @Test
+  void hugeAndNegativeLengthsAreRefused() {
+    assertEquals(WireCodes.GOAWAY_FRAME_SIZE, refused(true, raw(0xFFFF_FFFFL, FrameType.DATA, 0, 0, 1, new byte[0])).goAwayCode());
+    assertEquals(WireCodes.GOAWAY_FRAME_SIZE, refused(true, raw(0x8000_0000L, FrameType.DATA, 0, 0, 1, new byte[0])).goAwayCode());
+    // An oversized HELLO is refused before the handshake too.
+    assertEquals(WireCodes.GOAWAY_FRAME_SIZE, refused(false, raw(1 << 20, FrameType.HELLO, 0, 0, 0, new byte[0])).goAwayCode());
+  }
+
+  @Test
+  void unknownTypeIsRefused() {
+    WireProtocolException e = refused(true, raw(0, 0x7, 0, 0, 1, new byte[0]));
+    assertTrue(e.getMessage().contains("unknown frame type"), e.getMessage());
+  }
+
+  @Test
+  void reservedBitsAreRefused() {
+    assertTrue(refused(true, raw(0, FrameType.DATA, 0, 0x0100, 1, new byte[0])).getMessage().contains("reserved"));
+    assertTrue(refused(true, raw(0, FrameType.DATA, 0, 0, 0x8000_0001L, new byte[0])).getMessage().contains("high bit"));
+    assertTrue(refused(true, raw(0, FrameType.DATA, 0x2, 0, 1, new byte[0])).getMessage().contains("flags"));
+  }
+
+  @Test
+  void badLengthsPerTypeAreRefused() {
+    assertEquals(WireCodes.GOAWAY_FRAME_SIZE, refused(true, raw(3, FrameType.WINDOW_UPDATE, 0, 0, 1, new byte[3])).goAwayCode());
+    assertEquals(WireCodes.GOAWAY_FRAME_SIZE, refused(true, raw(9, FrameType.PING, 0, 0, 0, new byte[9])).goAwayCode());
+    assertEquals(WireCodes.GOAWAY_FRAME_SIZE, refused(true, raw(8, FrameType.RST_STREAM, 0, 0, 1, new byte[] {0, 0, 0, 1, 0, 9, 0, 0}))
+        .goAwayCode());
+    assertEquals(WireCodes.GOAWAY_PROTOCOL_ERROR, refused(true, raw(4, FrameType.WINDOW_UPDATE, 0, 0, 1, new byte[4])).goAwayCode());
+    assertEquals(WireCodes.GOAWAY_PROTOCOL_ERROR, refused(true, raw(8, FrameType.PING, 0, 0, 3, new byte[8])).goAwayCode());
+  }
+
+  @Test
+  void secondHelloIsRefused() {
+    assertTrue(refused(true, encode(hello())).getMessage().contains("second HELLO"));
+  }
+
+  @Test
+  void helloHexDumpMatchesTheSpec() {
+    ByteBuf b = encode(new HelloFrame(1, 65536, 8 << 20, 4096, "branch-1", "branch"));
+    assertEquals("0000002400000000000000005443504f0001000000010000008000000000100008"
+        + "6272616e63682d31066272616e6368", ByteBufUtil.hexDump(b));
+    b.release();
+  }
+
+  @Test
+  void openHexDumpMatchesTheSpec() {
+    ByteBuf b = encode(new OpenFrame(1, 42L, new InetSocketAddress("198.18.1.2", 40000), new InetSocketAddress("198.19.1.2", 5201), 0,
+        Unpooled.copiedBuffer("GET / HTTP/1.1\r\n", StandardCharsets.US_ASCII)));
+    assertEquals("000000270100000000000001000000000000002a04c61201029c40c613010214510000474554202f20485454502f312e310d0a",
+        ByteBufUtil.hexDump(b));
+    b.release();
+  }
+}

@@ -17,6 +17,9 @@
 # Results: bench/results/<UTC date>/ (CSV, results.md, throughput-vs-rtt.png, logs/).
 # Needs root, iperf3, gcc, python3; haproxy and kcptun for their modes; the tcpopt mode runs
 # ./tcpopt run --config (generated node configs, TLS certificates made with openssl).
+# The whole script is one brace group, read before it runs: editing run.sh while a benchmark
+# runs cannot change the running one.
+{
 set -euo pipefail
 . "$(dirname "$0")/testbed/lib.sh"
 REPO_DIR="$(cd "$BENCH_DIR/.." && pwd)"
@@ -48,7 +51,8 @@ IPERF_PORT=5201 HTTP_PORT=8080
 require_root
 command -v iperf3 >/dev/null || fail "needs iperf3"
 stamp="$(date -u +%Y-%m-%dT%H%MZ)"
-RESULTS="${out:-$BENCH_DIR/results/$stamp$([ "$quick" -eq 1 ] && echo -quick)}"
+suffix=""; [ "$quick" -eq 0 ] || suffix=-quick
+RESULTS="${out:-$BENCH_DIR/results/$stamp$suffix}"
 mkdir -p "$RESULTS/logs"
 exec > >(tee -a "$RESULTS/run.log") 2>&1
 started_at=$(date +%s)
@@ -352,7 +356,7 @@ PY
 # ------------------------------------------------------------------ main
 cat >> "$RESULTS/environment.txt" <<ENV
 date: $(date -u '+%Y-%m-%d %H:%M UTC')
-command: bench/run.sh $([ "$quick" -eq 1 ] && echo --quick) --only $only --modes "$modes"
+command: bench/run.sh ${suffix:+--quick }--only $only --modes "$modes"
 machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ { print $2 }') GB RAM, kernel $(uname -r)
 load average at start: $(cut -d' ' -f1-3 /proc/loadavg)
 tools: $(iperf3 --version | head -1); $(haproxy -v 2>/dev/null | head -1 | cut -d' ' -f1-3); kcptun $(kcptun-client -v 2>/dev/null | awk '{ print $3 }'); $(java -version 2>&1 | head -1)
@@ -365,7 +369,7 @@ header bulk.csv "mode,rtt_ms,loss_pct,mbit_s,seconds,bytes,capped,status"
 header small_window.csv "mode,run,total_s,completed,download_s,status"
 header transactions.csv "mode,requests,completed,total_s,p50_s,p99_s,server_connections,wan_packets,status"
 header efficiency.csv "mode,mbit_s,seconds,bytes,relay_cpu_s,cpu_s_per_gb,status"
-progress "results in $RESULTS ($([ "$quick" -eq 1 ] && echo quick || echo full) run, benchmarks $only, modes $modes)"
+progress "results in $RESULTS ($([ -n "$suffix" ] && echo quick || echo full) run, benchmarks $only, modes $modes)"
 
 if wants 1 || wants 2 || wants 3; then
   "$TESTBED_DIR/up.sh" --rtt 0 --rate "$LINK_MBIT" --loss 0 --queue 1000
@@ -413,3 +417,5 @@ if wants 5; then
 fi
 "$PYTHON" "$BENCH_DIR/tools/report.py" "$RESULTS"
 progress "report: $RESULTS/results.md"
+exit 0
+}

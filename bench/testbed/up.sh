@@ -75,10 +75,11 @@ ip -n "$NS_DC" route add 198.18.1.0/24 via "$BRANCH_WAN_IP" dev wan0
 for ns in "$NS_BRANCH" "$NS_DC"; do
   in_ns "$ns" sysctl -q -w net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
 done
-# The optimizers (branch, dc) get BBR and room for WAN-sized buffers by autotuning (32 MB);
+# The optimizers (branch, dc) get the host settings of docs/running-a-pair.md: BBR, no slow
+# start after idle (warm connections stay warm), room for WAN-sized buffers by autotuning (32 MB);
 # net.core.[rw]mem_max is not per namespace, so SO_SNDBUF/SO_RCVBUF stay capped by the host.
 for ns in "$NS_BRANCH" "$NS_DC"; do
-  in_ns "$ns" sysctl -q -w net.ipv4.tcp_congestion_control=bbr \
+  in_ns "$ns" sysctl -q -w net.ipv4.tcp_congestion_control=bbr net.ipv4.tcp_slow_start_after_idle=0 \
     net.ipv4.tcp_rmem="4096 131072 33554432" net.ipv4.tcp_wmem="4096 16384 33554432"
 done
 # End hosts behave as ordinary Linux hosts: CUBIC and the usual buffer limits.

@@ -110,7 +110,7 @@ public final class FlowDistributor {
     h = mix(h ^ bytesHash(k.source().getAddress()));
     h = mix(h ^ k.sourcePort());
     h = mix(h ^ bytesHash(k.destination().getAddress()));
-    return mix(h ^ ((long) k.destinationPort() << 17));
+    return mix(h ^ (k.destinationPort() * 0x20000L));
   }
 
   private static long nameHash(String name) {

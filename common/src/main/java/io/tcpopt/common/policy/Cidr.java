@@ -3,6 +3,7 @@ package io.tcpopt.common.policy;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -86,13 +87,13 @@ public record Cidr(InetAddress network, int prefixLength) {
       return false;
     }
     mask(a, prefixLength);
-    return java.util.Arrays.equals(a, n);
+    return Arrays.equals(a, n);
   }
 
   private static boolean isNetwork(byte[] bytes, int length) {
     byte[] copy = bytes.clone();
     mask(copy, length);
-    return java.util.Arrays.equals(copy, bytes);
+    return Arrays.equals(copy, bytes);
   }
 
   private static void mask(byte[] bytes, int length) {

@@ -42,12 +42,16 @@ public record Cidr(InetAddress network, int prefixLength) {
     int slash = s.indexOf('/');
     String addressPart = slash < 0 ? s : s.substring(0, slash);
     boolean v6 = addressPart.indexOf(':') >= 0;
-    if (!(v6 ? IPV6 : IPV4).matcher(addressPart).matches()) {
-      throw bad(text, "not an IPv4 or IPv6 address");
-    }
     InetAddress address;
     try {
-      address = InetAddress.getByName(addressPart); // a literal: no DNS
+      if (v6) {
+        if (!IPV6.matcher(addressPart).matches()) {
+          throw bad(text, "not an IPv4 or IPv6 address");
+        }
+        address = InetAddress.getByName(addressPart); // with a ':' the JDK parses a literal or fails, no DNS
+      } else {
+        address = InetAddress.getByAddress(ipv4(text, addressPart));
+      }
     } catch (UnknownHostException e) {
       throw bad(text, "not an IPv4 or IPv6 address");
     }
@@ -69,6 +73,23 @@ public record Cidr(InetAddress network, int prefixLength) {
       throw bad(text, "host bits set, did you mean " + format(bytes) + "/" + length + "?");
     }
     return new Cidr(address, length);
+  }
+
+  /** Dotted quad, four decimal octets 0-255 without leading zeros (which some tools read as octal). */
+  private static byte[] ipv4(String text, String s) {
+    if (!IPV4.matcher(s).matches()) {
+      throw bad(text, "not an IPv4 or IPv6 address");
+    }
+    String[] parts = s.split("\\.");
+    byte[] out = new byte[4];
+    for (int i = 0; i < 4; i++) {
+      int octet = Integer.parseInt(parts[i]);
+      if (octet > 255 || (parts[i].length() > 1 && parts[i].charAt(0) == '0')) {
+        throw bad(text, "bad IPv4 octet \"" + parts[i] + "\"");
+      }
+      out[i] = (byte) octet;
+    }
+    return out;
   }
 
   private static IllegalArgumentException bad(String text, String why) {

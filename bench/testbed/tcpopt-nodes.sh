@@ -123,13 +123,16 @@ wait_ready() {
     for name in branch dc; do
       node_pid "$name" > /dev/null || fail "$name node exited: $(tail -3 "$dir/$name.log" | tr '\n' ' ')"
     done
+    # Ready = listening, and the session is through TLS and HELLO: the branch node logs
+    # "session to peer" then; a TCP connection alone is not yet a usable session.
     if ip netns exec "$branch_ns" ss -Hltn "sport = :$port" | grep -q . &&
-       ip netns exec "$branch_ns" ss -Htn state established "dport = :7800" | grep -q .; then
+       ip netns exec "$branch_ns" ss -Htn state established "dport = :7800" | grep -q . &&
+       grep -q "session to peer" "$dir/branch.log"; then
       return 0
     fi
     sleep 0.1
   done
-  fail "nodes not ready after 60 s (branch listening on $port with a WAN session): $(tail -3 "$dir/branch.log" | tr '\n' ' ')"
+  fail "nodes not ready after 60 s (branch listening on $port, logging a session to its peer): $(tail -3 "$dir/branch.log" | tr '\n' ' ')"
 }
 
 case "$action" in

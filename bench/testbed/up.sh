@@ -75,10 +75,11 @@ ip -n "$NS_DC" route add 198.18.1.0/24 via "$BRANCH_WAN_IP" dev wan0
 for ns in "$NS_BRANCH" "$NS_DC"; do
   in_ns "$ns" sysctl -q -w net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
 done
-# The optimizers (branch, dc) get BBR and room for WAN-sized buffers by autotuning (32 MB);
+# The optimizers (branch, dc) get the host settings of docs/running-a-pair.md: BBR, no slow
+# start after idle (warm connections stay warm), room for WAN-sized buffers by autotuning (32 MB);
 # net.core.[rw]mem_max is not per namespace, so SO_SNDBUF/SO_RCVBUF stay capped by the host.
 for ns in "$NS_BRANCH" "$NS_DC"; do
-  in_ns "$ns" sysctl -q -w net.ipv4.tcp_congestion_control=bbr \
+  in_ns "$ns" sysctl -q -w net.ipv4.tcp_congestion_control=bbr net.ipv4.tcp_slow_start_after_idle=0 \
     net.ipv4.tcp_rmem="4096 131072 33554432" net.ipv4.tcp_wmem="4096 16384 33554432"
 done
 # End hosts behave as ordinary Linux hosts: CUBIC and the usual buffer limits.
@@ -93,16 +94,18 @@ done
 
 write_link_params "$rtt" "$rate" "$loss" "$queue"
 log "link emulator: rtt ${rtt} ms, ${rate} Mbit/s, loss ${loss}%, queue ${queue} packets (each way)"
+rm -f "$STATE_DIR/linkemu.log"
 setsid "$LINKEMU" --ns-a "$NS_BRANCH" --dev-a wan0 --ns-b "$NS_DC" --dev-b wan0 \
   --params "$STATE_DIR/link.params" --stats "$STATE_DIR/linkemu.stats" --realtime \
   < /dev/null > "$STATE_DIR/linkemu.log" 2>&1 &
 echo $! > "$STATE_DIR/linkemu.pid"
+started=0
 for _ in $(seq 100); do
-  grep -q "running between" "$STATE_DIR/linkemu.log" 2>/dev/null && break
-  kill -0 "$(cat "$STATE_DIR/linkemu.pid")" 2>/dev/null || fail "link emulator died: $(tail -3 "$STATE_DIR/linkemu.log")"
+  if grep -q "running between" "$STATE_DIR/linkemu.log" 2>/dev/null; then started=1; break; fi
+  kill -0 "$(cat "$STATE_DIR/linkemu.pid")" 2>/dev/null || fail "link emulator died: $(tail -3 "$STATE_DIR/linkemu.log" 2>/dev/null)"
   sleep 0.05
 done
-grep -q "running between" "$STATE_DIR/linkemu.log" || fail "link emulator did not start: $(tail -3 "$STATE_DIR/linkemu.log")"
+[ "$started" -eq 1 ] || fail "link emulator did not start within 5 s: $(tail -3 "$STATE_DIR/linkemu.log" 2>/dev/null)"
 
 # A UDP echo responder on the server stands in for ping (not installed here); verify.sh
 # and the benchmark measure the RTT with it.

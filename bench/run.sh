@@ -39,10 +39,10 @@ wants() { [[ ",$only," == *",$1,"* ]] || { [ "$1" != 5 ] && [[ ",$only," == *",4
 
 LINK_MBIT=250
 if [ "$quick" -eq 1 ]; then
-  RTTS="0 100 200"; LOSSES="0 0.5"; BULK_BYTES=100M; BULK_CAP=25
+  RTTS="0 100 200"; LOSSES="0 0.5"; BULK_BYTES=100M; BULK_CAP=25; WARMUP_BYTES=100M
   SW_RUNS=1; SW_CAP=45; TX_REQUESTS=300; TX_CAP=60; EFF_SECONDS=5
 else
-  RTTS="0 50 100 200 250"; LOSSES="0 0.5"; BULK_BYTES=400M; BULK_CAP=60
+  RTTS="0 50 100 200 250"; LOSSES="0 0.5"; BULK_BYTES=400M; BULK_CAP=60; WARMUP_BYTES=400M
   SW_RUNS=3; SW_CAP=60; TX_REQUESTS=1500; TX_CAP=150; EFF_SECONDS=10
 fi
 SW_SIZE=3145728 SW_RTT=200 TX_SIZE=262144 TX_CONCURRENCY=23 TX_RTT=100
@@ -235,6 +235,18 @@ PY
   progress "  $mode rtt=${rtt}ms loss=${loss}%: $(cut -d, -f1 <<< "$row") Mbit/s in $(cut -d, -f2 <<< "$row") s ($(cut -d, -f5 <<< "$row"))"
 }
 
+# One unrecorded transfer after a mode starts, so that no measured run pays for JIT
+# compilation (tcpopt) or first-use costs; the same for every mode.
+warm_up() {
+  set_link 0 0
+  spawn iperf3-server "$NS_SERVER" iperf3 -s -1 -B "$SERVER_IP" -p "$IPERF_PORT"
+  wait_listen "$NS_SERVER" "$IPERF_PORT" 5 || true
+  ip netns exec "$NS_CLIENT" timeout -s INT -k 10 30 iperf3 -c "$(target_host "$1")" -p "$(target_port "$1" iperf)" \
+    -R -C cubic -P 4 -n "$WARMUP_BYTES" -J > "$RESULTS/logs/warm-up-$1.json" 2>&1 || true
+  stop iperf3-server
+  progress "  $1 warmed up ($WARMUP_BYTES over RTT 0, not recorded)"
+}
+
 small_window_run() { # small_window_run MODE RUN
   local mode="$1" run="$2" json="$RESULTS/logs/small-window-$1-$2.json"
   ip netns exec "$NS_CLIENT" "$PYTHON" "$BENCH_DIR/tools/loadgen.py" fetch --host "$(target_host "$mode")" \
@@ -327,6 +339,12 @@ efficiency() {
     esac
     spawn iperf3-server "$LOOP_NS" iperf3 -s -1 -B 127.0.0.1 -p "$IPERF_PORT"
     wait_listen "$LOOP_NS" "$IPERF_PORT" 5 || true
+    # warm-up (unrecorded), then the measured run against a fresh one-off server
+    ip netns exec "$LOOP_NS" timeout -s INT -k 10 30 iperf3 -c 127.0.0.1 -p "$port" -R -C cubic -P 4 -t 5 \
+      > "$RESULTS/logs/efficiency-warm-up-$mode.txt" 2>&1 || true
+    stop iperf3-server
+    spawn iperf3-server "$LOOP_NS" iperf3 -s -1 -B 127.0.0.1 -p "$IPERF_PORT"
+    wait_listen "$LOOP_NS" "$IPERF_PORT" 5 || true
     json="$RESULTS/logs/efficiency-$mode.json"
     local cpu_before cpu_after
     cpu_before="$(cpu_seconds "${pids[@]}")"
@@ -385,6 +403,7 @@ if wants 1 || wants 2 || wants 3; then
       stop_mode "$mode"
       continue
     fi
+    warm_up "$mode"
     if wants 1; then
       progress "[1] throughput vs RTT, $mode"
       for loss in $LOSSES; do

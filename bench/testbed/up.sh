@@ -94,16 +94,18 @@ done
 
 write_link_params "$rtt" "$rate" "$loss" "$queue"
 log "link emulator: rtt ${rtt} ms, ${rate} Mbit/s, loss ${loss}%, queue ${queue} packets (each way)"
+rm -f "$STATE_DIR/linkemu.log"
 setsid "$LINKEMU" --ns-a "$NS_BRANCH" --dev-a wan0 --ns-b "$NS_DC" --dev-b wan0 \
   --params "$STATE_DIR/link.params" --stats "$STATE_DIR/linkemu.stats" --realtime \
   < /dev/null > "$STATE_DIR/linkemu.log" 2>&1 &
 echo $! > "$STATE_DIR/linkemu.pid"
+started=0
 for _ in $(seq 100); do
-  grep -q "running between" "$STATE_DIR/linkemu.log" 2>/dev/null && break
-  kill -0 "$(cat "$STATE_DIR/linkemu.pid")" 2>/dev/null || fail "link emulator died: $(tail -3 "$STATE_DIR/linkemu.log")"
+  if grep -q "running between" "$STATE_DIR/linkemu.log" 2>/dev/null; then started=1; break; fi
+  kill -0 "$(cat "$STATE_DIR/linkemu.pid")" 2>/dev/null || fail "link emulator died: $(tail -3 "$STATE_DIR/linkemu.log" 2>/dev/null)"
   sleep 0.05
 done
-grep -q "running between" "$STATE_DIR/linkemu.log" || fail "link emulator did not start: $(tail -3 "$STATE_DIR/linkemu.log")"
+[ "$started" -eq 1 ] || fail "link emulator did not start within 5 s: $(tail -3 "$STATE_DIR/linkemu.log" 2>/dev/null)"
 
 # A UDP echo responder on the server stands in for ping (not installed here); verify.sh
 # and the benchmark measure the RTT with it.

@@ -129,6 +129,7 @@ public final class NettyLeakGuard implements BeforeAllCallback, AfterEachCallbac
   }
 
   private static final class RecordingFactory extends ResourceLeakDetectorFactory {
+    @SuppressWarnings("deprecation") // the abstract method every factory must implement
     @Override
     public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval, long maxActive) {
       return new RecordingDetector<>(resource, samplingInterval);

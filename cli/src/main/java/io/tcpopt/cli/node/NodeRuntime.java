@@ -63,9 +63,10 @@ public final class NodeRuntime implements AutoCloseable {
       ServiceNodeConfig snConfig = ServiceNodeConfig.from(config.serviceNode(), config.name(), config.site());
       FlowDecider decider = bootstrap == null ? FlowDecider.optimizeAll() : PolicyDecider.of(CompiledPolicy.compile(bootstrap));
       warnAboutHost(snConfig);
-      serviceNode = ServiceNode.start(snConfig, decider, registry);
+      serviceNode = ServiceNode.start(snConfig, NodeMeters.timed(decider, registry), registry);
       started.push(serviceNode);
-      local = new IntegratedServiceNode(serviceNode);
+      started.push(NodeMeters.sessions(serviceNode, registry));
+      local = new IntegratedServiceNode(serviceNode, registry);
       parts.add("service node: WAN " + local.wanAddress() + listeners(serviceNode));
     }
     if (config.roles().contains(Role.CONTROLLER)) {

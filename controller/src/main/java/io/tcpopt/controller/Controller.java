@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Controller implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Controller.class);
-  private static final int MAX_PINNED_FLOWS = 200_000;
+  private static final int MAX_PINNED_FLOWS = 100_000;
 
   private final ControllerConfig config;
   private final PolicyDocument bootstrapPolicy;

@@ -1,10 +1,14 @@
 package io.tcpopt.common.policy;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -21,6 +25,8 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Throughput of {@link CompiledPolicy#classify} on one core with 10,000 prefixes spread over eight
@@ -37,6 +43,7 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 @Fork(1)
 @Threads(1)
 public class ClassifierBenchmark {
+  private static final Logger LOG = LoggerFactory.getLogger(ClassifierBenchmark.class);
   static final int PREFIXES = 10_000;
   private static final int FLOWS = 1 << 16;
 
@@ -53,7 +60,12 @@ public class ClassifierBenchmark {
     Random random = new Random(42);
     List<List<String>> v4 = new ArrayList<>();
     List<List<String>> v6 = new ArrayList<>();
-    policy = CompiledPolicy.compile(PolicyDocument.parse(policyYaml(random, v4, v6), "benchmark"));
+    PolicyDocument document = PolicyDocument.parse(policyYaml(random, v4, v6), "benchmark");
+    int prefixes = document.prefixLists().values().stream().mapToInt(List::size).sum();
+    if (prefixes != PREFIXES || document.sequences().size() != 20) {
+      throw new IllegalStateException("benchmark policy drifted: " + prefixes + " prefixes, " + document.sequences().size() + " sequences");
+    }
+    policy = CompiledPolicy.compile(document);
     flows = new FlowKey[FLOWS];
     for (int i = 0; i < FLOWS; i++) {
       boolean ipv6 = random.nextInt(100) < ipv6Percent;
@@ -210,12 +222,12 @@ public class ClassifierBenchmark {
   }
 
   private static void cpuTime() throws UnknownHostException {
-    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     for (int ipv6 : new int[] {0, 20}) {
       ClassifierBenchmark b = new ClassifierBenchmark();
       b.ipv6Percent = ipv6;
       b.setUp();
-      java.util.Map<String, Integer> mix = new java.util.TreeMap<>();
+      Map<String, Integer> mix = new TreeMap<>();
       for (FlowKey k : b.flows) {
         Decision d = b.policy.classify(k);
         mix.merge(d.isDefault() ? "default" : d.action().yamlName(), 1, Integer::sum);
@@ -235,5 +247,4 @@ public class ClassifierBenchmark {
     }
   }
 
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ClassifierBenchmark.class);
 }

@@ -33,7 +33,7 @@ class NodeAgentTest {
   void registersHeartbeatsFollowsPolicyAndRegistersAgainWhenForgotten() throws Exception {
     ClusterMember cluster = ClusterMember.start(TestClusters.single(), "ctl-agent");
     PolicyStore policies = new PolicyStore(cluster, "ctl-agent", Clock.systemUTC(), Duration.ofSeconds(1));
-    NodeRegistry nodes = new NodeRegistry(cluster, Clock.systemUTC(), Duration.ofMillis(900));
+    NodeRegistry nodes = new NodeRegistry(cluster, Clock.systemUTC(), Duration.ofSeconds(3));
     ControllerApi api = new ControllerApi(
         new ControllerApi.Context("ctl-agent", "dc", cluster, policies, nodes, Optional::empty, Duration.ofMillis(300), Clock.systemUTC()),
         Optional.of("t"), false, false);

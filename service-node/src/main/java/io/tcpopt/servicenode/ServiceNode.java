@@ -12,6 +12,7 @@ import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.tcpopt.common.profile.TcpProfile;
 import io.tcpopt.servicenode.flow.FlowEntry;
 import io.tcpopt.servicenode.flow.FlowEntry.WanFigures;
 import io.tcpopt.servicenode.flow.FlowKind;
@@ -19,6 +20,7 @@ import io.tcpopt.servicenode.flow.FlowTable;
 import io.tcpopt.servicenode.flow.FlowTableSnapshot;
 import io.tcpopt.servicenode.intercept.InterceptListener;
 import io.tcpopt.servicenode.proxy.LegOptions;
+import io.tcpopt.servicenode.proxy.LegTuning;
 import io.tcpopt.servicenode.proxy.Legs;
 import io.tcpopt.servicenode.proxy.PassThroughSplice;
 import io.tcpopt.servicenode.proxy.StreamBridge;
@@ -290,7 +292,9 @@ public final class ServiceNode implements AutoCloseable {
       return;
     }
     FlowEntry flow = flows.open(FlowKind.OPTIMIZED, verdict.reason(), source, destination);
-    StreamBridge.startClientSide(flow, client, connection, source, destination, legOptions, figures(connection));
+    TcpProfile clientProfile = verdict.profiles() == null ? null : verdict.profiles().client();
+    StreamBridge.startClientSide(flow, client, connection, source, destination, legOptions, LegTuning.of(clientProfile, legOptions),
+        figures(connection));
   }
 
   private void passThrough(Channel client, InetSocketAddress source, InetSocketAddress destination, String reason) {
@@ -316,7 +320,24 @@ public final class ServiceNode implements AutoCloseable {
     }
     ByteBuf first = open.content().retain();
     open.release();
-    StreamBridge.startServerSide(flow, stream, first, bind, legOptions, b);
+    StreamBridge.startServerSide(flow, stream, first, bind, legOptions, serverLeg(open.source(), open.destination()), b);
+  }
+
+  /**
+   * The far node's server-leg tuning: it decides the flow with its own decider as the intercepting
+   * node did (both run the same policy) and applies the server profile of an OPTIMIZE verdict; the
+   * OPEN frame carries no profile. Anything else, or a failing decider, gives the {@code lan} defaults.
+   */
+  private LegTuning serverLeg(InetSocketAddress source, InetSocketAddress destination) {
+    try {
+      Verdict v = decider.decide(source, destination);
+      if (v != null && v.kind() == Verdict.Kind.OPTIMIZE && v.profiles() != null) {
+        return LegTuning.of(v.profiles().server(), legOptions);
+      }
+    } catch (RuntimeException e) {
+      log.debug("policy failed for the server leg of {} -> {}, using lan defaults: {}", source, destination, e.toString());
+    }
+    return LegTuning.defaults(legOptions);
   }
 
   private Supplier<WanFigures> figures(StreamMultiplexer connection) {

@@ -17,13 +17,13 @@ import java.net.InetSocketAddress;
 final class PolicyDecider {
   private PolicyDecider() {}
 
-  /** Classifies every flow of VPN 0 with {@code policy}; the decision's reason travels along. */
+  /** Classifies every flow of VPN 0 with {@code policy}; the decision's reason and leg profiles travel along. */
   static FlowDecider of(CompiledPolicy policy) {
     return (client, destination) -> {
       Decision d = policy.classify(key(client, destination));
       switch (d.action()) {
         case OPTIMIZE:
-          return new Verdict(Verdict.Kind.OPTIMIZE, d.reason(), d.serviceNodeGroup());
+          return new Verdict(Verdict.Kind.OPTIMIZE, d.reason(), d.serviceNodeGroup(), d.profiles());
         case DROP:
           return new Verdict(Verdict.Kind.DROP, d.reason(), null);
         default:
@@ -38,7 +38,7 @@ final class PolicyDecider {
       FlowVerdict v = dispatcher.decide(client, destination);
       switch (v.kind()) {
         case OPTIMIZE:
-          return new Verdict(Verdict.Kind.OPTIMIZE, v.reason(), v.serviceNodeGroup());
+          return new Verdict(Verdict.Kind.OPTIMIZE, v.reason(), v.serviceNodeGroup(), v.profiles());
         case DROP:
           return new Verdict(Verdict.Kind.DROP, v.reason(), null);
         default:

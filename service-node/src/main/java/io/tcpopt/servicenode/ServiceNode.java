@@ -13,6 +13,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.profile.LegProfiles;
 import io.tcpopt.common.profile.TcpProfile;
 import io.tcpopt.servicenode.flow.FlowEntry;
 import io.tcpopt.servicenode.flow.FlowEntry.WanFigures;
@@ -346,15 +347,16 @@ public final class ServiceNode implements AutoCloseable {
   }
 
   /**
-   * The far node's server-leg tuning: it decides the flow with its own decider as the intercepting
-   * node did (both run the same policy) and applies the server profile of an OPTIMIZE verdict; the
-   * OPEN frame carries no profile. Anything else, or a failing decider, gives the {@code lan} defaults.
+   * The far node's server-leg tuning: it classifies the flow with its own decider as the
+   * intercepting node did (both run the same policy; {@link FlowDecider#profiles} has no side
+   * effects) and applies the server profile; the OPEN frame carries no profile. No profile, or a
+   * failing decider, gives the {@code lan} defaults.
    */
   private LegTuning serverLeg(InetSocketAddress source, InetSocketAddress destination) {
     try {
-      Verdict v = decider.decide(source, destination);
-      if (v != null && v.kind() == Verdict.Kind.OPTIMIZE && v.profiles() != null) {
-        return LegTuning.of(v.profiles().server(), legOptions);
+      LegProfiles p = decider.profiles(source, destination);
+      if (p != null) {
+        return LegTuning.of(p.server(), legOptions);
       }
     } catch (RuntimeException e) {
       log.debug("policy failed for the server leg of {} -> {}, using lan defaults: {}", source, destination, e.toString());

@@ -2,6 +2,7 @@ package io.tcpopt.cli;
 
 import io.grpc.StatusRuntimeException;
 import io.tcpopt.cli.demo.DemoCommand;
+import io.tcpopt.cli.node.CertsCommand;
 import io.tcpopt.cli.node.RunCommand;
 import io.tcpopt.cli.operator.FlowsCommand;
 import io.tcpopt.cli.operator.NodesCommand;
@@ -35,6 +36,7 @@ import picocli.CommandLine.Command;
       FlowsCommand.class,
       NodesCommand.class,
       PolicyCommand.class,
+      CertsCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Callable<Integer> {

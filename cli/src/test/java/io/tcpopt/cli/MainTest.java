@@ -63,10 +63,22 @@ class MainTest {
   }
 
   @Test
+  void certsWritesACaAndOneCertificatePerNode(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+    CliRun r = CliRun.run(UNUSED, "certs", "--out", dir.toString(), "--nodes", "branch-1,dc-1");
+    assertEquals(0, r.exitCode(), r.err());
+    for (String file : new String[] {"ca.crt", "branch-1.crt", "branch-1.key", "dc-1.crt", "dc-1.key"}) {
+      assertTrue(java.nio.file.Files.isRegularFile(dir.resolve(file)), file + " missing: " + r.out());
+    }
+    CliRun bad = CliRun.run(UNUSED, "certs", "--out", dir.toString(), "--nodes", "not a name");
+    assertEquals(2, bad.exitCode());
+    bad.errorLine();
+  }
+
+  @Test
   void helpGoesToStdoutAndListsTheCommands() {
     CliRun r = CliRun.run(UNUSED, "--help");
     assertEquals(0, r.exitCode());
-    for (String command : new String[] {"run", "demo", "status", "flows", "nodes", "policy"}) {
+    for (String command : new String[] {"run", "demo", "status", "flows", "nodes", "policy", "certs"}) {
       assertTrue(r.out().contains("  " + command + " "), command + " missing from " + r.out());
     }
   }

@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Controller implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Controller.class);
-  private static final int MAX_PINNED_FLOWS = 200_000;
+  private static final int MAX_PINNED_FLOWS = 100_000;
 
   private final ControllerConfig config;
   private final PolicyDocument bootstrapPolicy;
@@ -190,21 +190,22 @@ public final class Controller implements AutoCloseable {
   }
 
   /**
-   * Healthy members of a group. The integrated node in this JVM is always one when it belongs to
-   * the group: it is alive if it asks, and must keep optimizing with the last good state even when
-   * the membership store is unreachable.
+   * The nodes this controller may hand a flow of {@code group} to: healthy nodes of <em>its own
+   * site</em> registered in the group or in none. A controller only ever hands flows to service
+   * nodes at its site; as with Cisco's per-device SNG-APPQOE, one policy can name the same group at
+   * every site. The integrated node in this JVM always counts: it is alive if it asks, and must keep
+   * optimizing with the last good state even when the membership store is unreachable.
    */
   private List<Candidate> candidates(String group, String groupSite) {
     List<Candidate> out = new ArrayList<>();
     LocalServiceNode local = localNode;
     boolean localListed = false;
-    for (NodeRecord r : nodes.healthyMembers(group, groupSite)) {
+    for (NodeRecord r : nodes.healthyMembersAtSite(group, config.site())) {
       boolean isLocal = local != null && r.name().equals(local.name());
       localListed |= isLocal;
       out.add(new Candidate(r.name(), r.flowCapacity(), isLocal ? local.activeFlows() : r.activeFlows()));
     }
-    if (local != null && !localListed
-        && (local.group().isEmpty() ? local.site().equals(groupSite) : local.group().equals(group))) {
+    if (local != null && !localListed && (local.group().isEmpty() || local.group().equals(group))) {
       out.add(new Candidate(local.name(), local.flowCapacity(), local.activeFlows()));
     }
     return out;

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 
 /** A whole controller in integrated mode, over a real gRPC socket on loopback. */
 class ControllerTest {
-  static final class Local implements LocalServiceNode {
+  static class Local implements LocalServiceNode {
     volatile FlowDispatcher dispatcher;
 
     @Override
@@ -71,6 +71,33 @@ class ControllerTest {
     @Override
     public void decider(FlowDispatcher dispatcher) {
       this.dispatcher = dispatcher;
+    }
+  }
+
+  @Test
+  void aControllerHandsFlowsOnlyToNodesOfItsOwnSite() {
+    ControllerConfig config =
+        new ControllerConfig("dc-1", "dc", new InetSocketAddress("127.0.0.1", 0), Optional.empty(), Optional.empty(),
+            true, 1 << 20, 16, Duration.ofSeconds(3), TestClusters.single(), List.of(), Duration.ofSeconds(1));
+    Local local = new Local() {
+      @Override
+      public String name() {
+        return "dc-1";
+      }
+
+      @Override
+      public String site() {
+        return "dc";
+      }
+    };
+    try (Controller controller = new Controller(config, PolicyDocument.parse(Policies.BRANCH_TO_DC, "b"), new SimpleMeterRegistry())
+        .attach(local).start()) {
+      controller.nodes().register("br-remote", "branch", "", io.tcpopt.controller.membership.NodeRole.SERVICE_NODE, "", "", 10_000, "x");
+      for (int port = 40_000; port < 40_050; port++) {
+        FlowVerdict v = local.dispatcher.decide(new InetSocketAddress("198.18.1.2", port), new InetSocketAddress("198.19.1.2", 5201));
+        assertEquals(FlowVerdict.Kind.OPTIMIZE, v.kind(), v.reason());
+        assertEquals("dc-1", v.serviceNode(), "group SNG-BR resolves to this site's node, never the branch's");
+      }
     }
   }
 

@@ -39,7 +39,7 @@ class HostilePeerTest {
         // the rogue's flow is reset when the DC drops it
       }
     });
-    nodes = TestNodes.start(null, 1, List.of(server.address()), "    keepalive: 300ms\n", "");
+    nodes = TestNodes.start(null, 1, List.of(server.address()), "    keepalive: 1s\n", "");
   }
 
   @AfterAll

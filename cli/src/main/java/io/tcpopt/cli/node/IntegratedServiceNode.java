@@ -1,5 +1,6 @@
 package io.tcpopt.cli.node;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.tcpopt.controller.LocalServiceNode;
 import io.tcpopt.controller.distribution.FlowDispatcher;
 import io.tcpopt.proto.v1.Flow;
@@ -22,9 +23,11 @@ import java.util.List;
  */
 final class IntegratedServiceNode implements LocalServiceNode {
   private final ServiceNode node;
+  private final MeterRegistry registry;
 
-  IntegratedServiceNode(ServiceNode node) {
+  IntegratedServiceNode(ServiceNode node, MeterRegistry registry) {
     this.node = node;
+    this.registry = registry;
   }
 
   @Override
@@ -149,6 +152,6 @@ final class IntegratedServiceNode implements LocalServiceNode {
 
   @Override
   public void decider(FlowDispatcher dispatcher) {
-    node.decider(PolicyDecider.of(dispatcher));
+    node.decider(NodeMeters.timed(PolicyDecider.of(dispatcher), registry));
   }
 }

@@ -2,6 +2,8 @@ package io.tcpopt.cli.node;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tcpopt.cli.metrics.MetricsEndpoint;
+import io.tcpopt.common.net.HostTuning;
+import io.tcpopt.common.net.WanSocketSettings;
 import io.tcpopt.common.policy.CompiledPolicy;
 import io.tcpopt.common.policy.PolicyDocument;
 import io.tcpopt.controller.Controller;
@@ -60,9 +62,11 @@ public final class NodeRuntime implements AutoCloseable {
     if (config.roles().contains(Role.SERVICE_NODE)) {
       ServiceNodeConfig snConfig = ServiceNodeConfig.from(config.serviceNode(), config.name(), config.site());
       FlowDecider decider = bootstrap == null ? FlowDecider.optimizeAll() : PolicyDecider.of(CompiledPolicy.compile(bootstrap));
-      serviceNode = ServiceNode.start(snConfig, decider, registry);
+      warnAboutHost(snConfig);
+      serviceNode = ServiceNode.start(snConfig, NodeMeters.timed(decider, registry), registry);
       started.push(serviceNode);
-      local = new IntegratedServiceNode(serviceNode);
+      started.push(NodeMeters.sessions(serviceNode, registry));
+      local = new IntegratedServiceNode(serviceNode, registry);
       parts.add("service node: WAN " + local.wanAddress() + listeners(serviceNode));
     }
     if (config.roles().contains(Role.CONTROLLER)) {
@@ -80,6 +84,16 @@ public final class NodeRuntime implements AutoCloseable {
       metrics = MetricsEndpoint.start(config.metricsListen(), registry);
       started.push(metrics);
       parts.add("metrics: http://" + metrics.address().getHostString() + ":" + metrics.address().getPort() + "/metrics");
+    }
+  }
+
+  /** One warning per kernel setting that would hold the WAN sessions back (deploy/sysctl.d/). */
+  private void warnAboutHost(ServiceNodeConfig sn) {
+    ServiceNodeConfig.Link link = sn.wan().link();
+    WanSocketSettings settings =
+        WanSocketSettings.forLink(link.bandwidthBitsPerSecond(), link.rtt(), link.pacing(), sn.wan().congestionControl());
+    for (String warning : HostTuning.check(settings, sn.interception().transparent() != null)) {
+      log.warn("node {}: {}", config.name(), warning);
     }
   }
 

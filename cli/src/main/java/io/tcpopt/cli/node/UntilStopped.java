@@ -8,7 +8,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Keeps a long-running command ({@code run}, {@code demo}) alive until SIGINT/SIGTERM, the stop flag
  * of its {@link CliContext}, or an optional time limit. The shutdown hook waits until the command
- * has closed everything (rules removed, sockets closed) so that the JVM does not exit half-way.
+ * has closed everything (rules removed, sockets closed) so that the JVM does not exit half-way,
+ * then ends the process with status 0.
  */
 public final class UntilStopped implements AutoCloseable {
   private static final Duration CLOSE_GRACE = Duration.ofSeconds(15);
@@ -21,10 +22,18 @@ public final class UntilStopped implements AutoCloseable {
     this.context = context;
     this.hook = new Thread(() -> {
       context.stop().set(true);
+      boolean done = false;
       try {
-        closed.await(CLOSE_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+        done = closed.await(CLOSE_GRACE.toMillis(), TimeUnit.MILLISECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+      }
+      if (done) {
+        // Stopped by SIGINT/SIGTERM and everything is closed: that is a clean stop, so exit 0
+        // rather than the JVM's 128+signal. (The command thread cannot System.exit any more.)
+        context.out().flush();
+        context.err().flush();
+        Runtime.getRuntime().halt(0);
       }
     }, "tcpopt-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);

@@ -1,6 +1,7 @@
 package io.tcpopt.cli.operator;
 
 import io.grpc.CallOptions;
+import io.grpc.ChannelCredentials;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.ClientInterceptor;
@@ -13,6 +14,7 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.TlsChannelCredentials;
 import io.tcpopt.cli.CliException;
 import io.tcpopt.proto.v1.ApplyPolicyRequest;
 import io.tcpopt.proto.v1.ApplyPolicyResponse;
@@ -39,12 +41,14 @@ import io.tcpopt.proto.v1.StatusResponse;
 import io.tcpopt.proto.v1.StatusServiceGrpc;
 import io.tcpopt.proto.v1.ValidatePolicyRequest;
 import io.tcpopt.proto.v1.ValidatePolicyResponse;
+import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import javax.net.ssl.SSLException;
 
 /**
  * The {@link ControllerClient} over the controller's gRPC API. Maps transport failures to the
@@ -63,10 +67,26 @@ final class GrpcControllerClient implements ControllerClient {
 
   private GrpcControllerClient(ControllerTarget target) {
     this.target = target;
-    this.channel = Grpc.newChannelBuilderForAddress(target.host(), target.port(), InsecureChannelCredentials.create()).build();
+    this.channel = Grpc.newChannelBuilderForAddress(target.host(), target.port(), credentials(target)).build();
     Channel calls = target.token() == null ? channel : ClientInterceptors.intercept(channel, bearer(target.token()));
     this.status = StatusServiceGrpc.newBlockingStub(calls).withInterceptors(deadline());
     this.policy = PolicyServiceGrpc.newBlockingStub(calls).withInterceptors(deadline());
+  }
+
+  private static ChannelCredentials credentials(ControllerTarget target) {
+    ControllerTarget.Tls tls = target.tls();
+    if (tls == null) {
+      return InsecureChannelCredentials.create();
+    }
+    try {
+      TlsChannelCredentials.Builder b = TlsChannelCredentials.newBuilder().trustManager(tls.trusted().toFile());
+      if (tls.certificate() != null) {
+        b.keyManager(tls.certificate().toFile(), tls.privateKey().toFile());
+      }
+      return b.build();
+    } catch (IOException | RuntimeException e) {
+      throw new CliException("cannot load TLS files for the controller connection: " + e.getMessage());
+    }
   }
 
   static ControllerClient connect(ControllerTarget target) {
@@ -87,8 +107,21 @@ final class GrpcControllerClient implements ControllerClient {
     try {
       return rpc.get();
     } catch (StatusRuntimeException e) {
+      SSLException tls = sslCause(e);
+      if (tls != null) {
+        throw new CliException("TLS with controller at " + target + " failed: " + tls.getMessage());
+      }
       throw translate(e.getStatus(), e.getCause() != null, target);
     }
+  }
+
+  private static SSLException sslCause(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SSLException) {
+        return (SSLException) t;
+      }
+    }
+    return null;
   }
 
   static CliException translate(Status status, boolean cause, ControllerTarget target) {

@@ -102,6 +102,16 @@ class DemoWiringTest {
       assertTrue(first.contains("jvm_memory_used_bytes"), "JVM metrics missing");
     }
     assertArrayEquals(SampleServer.DataPattern.digest(size), sha.digest());
+    String after = scrape(http, metrics);
+    Matcher classified = Pattern.compile("(?m)^tcpopt_flow_classification_seconds_count\\{[^}]*\\} (\\S+)").matcher(after);
+    assertTrue(classified.find() && Double.parseDouble(classified.group(1)) >= 1, "classification timer missing:\n" + after);
+    String withSessions = after;
+    for (int i = 0; i < 120 && !withSessions.contains("tcpopt_session_rtt_seconds{"); i++) {
+      Thread.sleep(100);
+      withSessions = scrape(http, metrics);
+    }
+    assertTrue(withSessions.matches("(?s).*tcpopt_session_rtt_seconds\\{[^}]*peer=\"dc-1\"[^}]*\\} \\S+.*"),
+        "per-peer WAN RTT gauge missing:\n" + withSessions);
   }
 
   private static void read(InputStream in, MessageDigest sha, int n) throws Exception {

@@ -29,12 +29,15 @@ final class AddressTable {
   // Interval starts with the sign bit flipped, so that signed comparison orders them as unsigned.
   private final int[] v4Starts;
   private final long[][] v4Rows;
+  // v4Rows[i][0], flat: up to 64 sequences a lookup needs no second dereference.
+  private final long[] v4Words;
   // v4Index[b] = the interval containing address b << 16; v4Index[65536] = the last interval.
   // Null for small tables, where a plain binary search is as fast.
   private final int[] v4Index;
   private final long[] v6StartsHigh;
   private final long[] v6StartsLow;
   private final long[][] v6Rows;
+  private final long[] v6Words;
 
   /**
    * @param lists the prefixes of each prefix list, by list index
@@ -51,6 +54,7 @@ final class AddressTable {
       v4Starts[i] = v4.starts.get(i).intValue() ^ Integer.MIN_VALUE;
     }
     v4Rows = v4.rows.toArray(new long[0][]);
+    v4Words = firstWords(v4Rows);
     v4Index = v4Starts.length <= SMALL ? null : v4Index(v4Starts);
     v6StartsHigh = new long[v6.starts.size()];
     v6StartsLow = new long[v6.starts.size()];
@@ -60,6 +64,15 @@ final class AddressTable {
       v6StartsLow[i] = s.and(LONG_MASK).longValue() ^ Long.MIN_VALUE;
     }
     v6Rows = v6.rows.toArray(new long[0][]);
+    v6Words = firstWords(v6Rows);
+  }
+
+  private static long[] firstWords(long[][] rows) {
+    long[] out = new long[rows.length];
+    for (int i = 0; i < rows.length; i++) {
+      out[i] = rows[i][0];
+    }
+    return out;
   }
 
   private static final int SMALL = 64;
@@ -139,23 +152,41 @@ final class AddressTable {
 
   /** The row for an IPv4 address given as a 32-bit int (network order value). */
   long[] lookupV4(int address) {
-    if (v4Index == null) {
-      int i = Arrays.binarySearch(v4Starts, address ^ Integer.MIN_VALUE);
-      return v4Rows[i >= 0 ? i : -i - 2];
-    }
-    int block = address >>> 16;
-    int from = v4Index[block];
-    int to = v4Index[block + 1];
-    if (from == to) {
-      return v4Rows[from];
+    return v4Rows[intervalV4(address)];
+  }
+
+  /** The first 64 bits of {@link #lookupV4}: the whole row when there are at most 64 sequences. */
+  long lookupV4Word(int address) {
+    return v4Words[intervalV4(address)];
+  }
+
+  private int intervalV4(int address) {
+    int key = address ^ Integer.MIN_VALUE;
+    int from = 0;
+    int to = v4Starts.length - 1;
+    if (v4Index != null) {
+      int block = address >>> 16;
+      from = v4Index[block];
+      to = v4Index[block + 1];
+      if (from == to) {
+        return from;
+      }
     }
     // The answer lies in [from, to]: the last interval start <= address.
-    int i = Arrays.binarySearch(v4Starts, from, to + 1, address ^ Integer.MIN_VALUE);
-    return v4Rows[i >= 0 ? i : -i - 2];
+    int i = Arrays.binarySearch(v4Starts, from, to + 1, key);
+    return i >= 0 ? i : -i - 2;
   }
 
   /** The row for an IPv6 address given as its high and low 64 bits. */
   long[] lookupV6(long high, long low) {
+    return v6Rows[intervalV6(high, low)];
+  }
+
+  long lookupV6Word(long high, long low) {
+    return v6Words[intervalV6(high, low)];
+  }
+
+  private int intervalV6(long high, long low) {
     long h = high ^ Long.MIN_VALUE;
     long l = low ^ Long.MIN_VALUE;
     int lo = 0;
@@ -170,7 +201,7 @@ final class AddressTable {
         hi = mid - 1;
       }
     }
-    return v6Rows[lo];
+    return lo;
   }
 
   int intervalCount() {

@@ -3,6 +3,7 @@ package io.tcpopt.common.policy;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -41,12 +42,16 @@ public record Cidr(InetAddress network, int prefixLength) {
     int slash = s.indexOf('/');
     String addressPart = slash < 0 ? s : s.substring(0, slash);
     boolean v6 = addressPart.indexOf(':') >= 0;
-    if (!(v6 ? IPV6 : IPV4).matcher(addressPart).matches()) {
-      throw bad(text, "not an IPv4 or IPv6 address");
-    }
     InetAddress address;
     try {
-      address = InetAddress.getByName(addressPart); // a literal: no DNS
+      if (v6) {
+        if (!IPV6.matcher(addressPart).matches()) {
+          throw bad(text, "not an IPv4 or IPv6 address");
+        }
+        address = InetAddress.getByName(addressPart); // with a ':' the JDK parses a literal or fails, no DNS
+      } else {
+        address = InetAddress.getByAddress(ipv4(text, addressPart));
+      }
     } catch (UnknownHostException e) {
       throw bad(text, "not an IPv4 or IPv6 address");
     }
@@ -70,6 +75,23 @@ public record Cidr(InetAddress network, int prefixLength) {
     return new Cidr(address, length);
   }
 
+  /** Dotted quad, four decimal octets 0-255 without leading zeros (which some tools read as octal). */
+  private static byte[] ipv4(String text, String s) {
+    if (!IPV4.matcher(s).matches()) {
+      throw bad(text, "not an IPv4 or IPv6 address");
+    }
+    String[] parts = s.split("\\.");
+    byte[] out = new byte[4];
+    for (int i = 0; i < 4; i++) {
+      int octet = Integer.parseInt(parts[i]);
+      if (octet > 255 || (parts[i].length() > 1 && parts[i].charAt(0) == '0')) {
+        throw bad(text, "bad IPv4 octet \"" + parts[i] + "\"");
+      }
+      out[i] = (byte) octet;
+    }
+    return out;
+  }
+
   private static IllegalArgumentException bad(String text, String why) {
     return new IllegalArgumentException("bad CIDR \"" + text + "\": " + why);
   }
@@ -86,13 +108,13 @@ public record Cidr(InetAddress network, int prefixLength) {
       return false;
     }
     mask(a, prefixLength);
-    return java.util.Arrays.equals(a, n);
+    return Arrays.equals(a, n);
   }
 
   private static boolean isNetwork(byte[] bytes, int length) {
     byte[] copy = bytes.clone();
     mask(copy, length);
-    return java.util.Arrays.equals(copy, bytes);
+    return Arrays.equals(copy, bytes);
   }
 
   private static void mask(byte[] bytes, int length) {

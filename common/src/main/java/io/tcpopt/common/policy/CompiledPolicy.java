@@ -138,22 +138,41 @@ public final class CompiledPolicy {
 
   /** The decision for a new flow; never {@code null}. */
   public Decision classify(FlowKey k) {
+    if (words == 1) {
+      return firstOf(word(sources, k.source()) & word(destinations, k.destination()), 0, k);
+    }
     long[] s = row(sources, k.source());
     long[] d = row(destinations, k.destination());
-    int vpn = k.vpn();
-    int sourcePort = k.sourcePort();
-    int destinationPort = k.destinationPort();
     for (int w = 0; w < words; w++) {
-      long candidates = s[w] & d[w];
-      while (candidates != 0) {
-        int i = (w << 6) + Long.numberOfTrailingZeros(candidates);
-        if (filters[i].matches(vpn, sourcePort, destinationPort)) {
-          return decisions[i];
-        }
-        candidates &= candidates - 1;
+      Decision found = firstOf(s[w] & d[w], w, k);
+      if (found != defaultDecision) {
+        return found;
       }
     }
     return defaultDecision;
+  }
+
+  /** The first candidate of word {@code w} whose VPN and port conditions hold, else the default. */
+  private Decision firstOf(long candidates, int w, FlowKey k) {
+    while (candidates != 0) {
+      int i = (w << 6) + Long.numberOfTrailingZeros(candidates);
+      if (filters[i].matches(k.vpn(), k.sourcePort(), k.destinationPort())) {
+        return decisions[i];
+      }
+      candidates &= candidates - 1;
+    }
+    return defaultDecision;
+  }
+
+  private static long word(AddressTable table, InetAddress a) {
+    if (a instanceof Inet4Address) {
+      return table.lookupV4Word(V4_HASH_IS_ADDRESS ? a.hashCode() : toInt(a.getAddress()));
+    }
+    if (a instanceof Inet6Address) {
+      byte[] b = a.getAddress();
+      return table.lookupV6Word(toLong(b, 0), toLong(b, 8));
+    }
+    throw new IllegalArgumentException("not an IP address: " + a);
   }
 
   private static long[] row(AddressTable table, InetAddress a) {

@@ -1,6 +1,8 @@
 package io.tcpopt.common.policy;
 
+import java.net.InetAddress;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -30,7 +32,7 @@ public record Match(
   }
 
   /** The reference semantics (slow): what {@link CompiledPolicy} must agree with. */
-  boolean matches(FlowKey k, java.util.Map<String, List<Cidr>> prefixLists) {
+  boolean matches(FlowKey k, Map<String, List<Cidr>> prefixLists) {
     return (vpns.isEmpty() || vpns.contains(k.vpn()))
         && inList(k.source(), sourcePrefixList, prefixLists)
         && inList(k.destination(), destinationPrefixList, prefixLists)
@@ -38,7 +40,7 @@ public record Match(
         && inPorts(k.destinationPort(), destinationPorts);
   }
 
-  private static boolean inList(java.net.InetAddress a, String list, java.util.Map<String, List<Cidr>> lists) {
+  private static boolean inList(InetAddress a, String list, Map<String, List<Cidr>> lists) {
     if (list == null) {
       return true;
     }

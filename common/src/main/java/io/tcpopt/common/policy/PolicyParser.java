@@ -143,7 +143,8 @@ final class PolicyParser {
           checkName(tree, name, "prefix list");
           List<Cidr> cidrs = new ArrayList<>();
           out.put(name, cidrs); // known even when broken, so references to it report no second error
-          List<ConfigTree> items = read(tree::items);
+          // A single prefix may be written without brackets.
+          List<ConfigTree> items = tree.isMap() || tree.isList() ? read(tree::items) : List.of(tree);
           if (items == null) {
             return;
           }

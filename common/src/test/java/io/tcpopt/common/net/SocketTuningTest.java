@@ -16,6 +16,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
@@ -102,6 +103,15 @@ class SocketTuningTest {
     connectEpoll(BBR_250MBIT_200MS);
     TuningResult r = SocketTuning.applyWan(client, BBR_250MBIT_200MS);
     assertEquals(31_250_000L, r.pacingRate());
+  }
+
+  @Test
+  void unsentBytesInTheKernelAreBounded() throws Exception {
+    connectEpoll(BBR_250MBIT_200MS);
+    SocketTuning.applyWan(client, BBR_250MBIT_200MS);
+    // 12.5 MB send buffer / 8
+    assertEquals(1_562_500L, SocketTuning.notSentLowWatermark(BBR_250MBIT_200MS));
+    assertEquals(1_562_500L, client.config().getOption(EpollChannelOption.TCP_NOTSENT_LOWAT));
   }
 
   @Test

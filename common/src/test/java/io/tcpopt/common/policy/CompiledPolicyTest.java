@@ -3,7 +3,11 @@ package io.tcpopt.common.policy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.sun.management.ThreadMXBean;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import org.junit.jupiter.api.Test;
@@ -52,6 +56,30 @@ class CompiledPolicyTest {
     assertEquals(0, d.sequence());
     assertEquals("default action: drop (no sequence matched)", d.reason());
     assertEquals(30, policy.classify(flow(20, "10.0.0.1", 1500, "10.0.0.2", 80)).sequence());
+  }
+
+  @Test
+  void classifyingIpv4FlowsAllocatesNothing() throws Exception {
+    ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+    assumeTrue(threads.isThreadAllocatedMemorySupported(), "no allocation counter in this JVM");
+    FlowKey[] flows = {
+      flow(10, "198.18.1.7", 40000, "198.19.1.2", 443),
+      flow(10, "198.18.1.7", 40000, "198.19.1.2", 22),
+      flow(20, "10.0.0.1", 1500, "10.0.0.2", 80),
+      flow(20, "10.0.0.1", 999, "10.0.0.2", 80)
+    };
+    long sequences = 0;
+    for (int i = 0; i < 1000; i++) { // load classes, settle the counter
+      sequences += policy.classify(flows[i & 3]).sequence();
+    }
+    long tid = Thread.currentThread().getId();
+    long before = threads.getThreadAllocatedBytes(tid);
+    for (int i = 0; i < 100_000; i++) {
+      sequences += policy.classify(flows[i & 3]).sequence();
+    }
+    long allocated = threads.getThreadAllocatedBytes(tid) - before;
+    assertTrue(allocated < 1024, "classify allocated " + allocated + " bytes over 100,000 flows");
+    assertEquals(1000 / 4 * (1 + 21 + 30) + 100_000 / 4 * (1 + 21 + 30), sequences);
   }
 
   @Test

@@ -190,4 +190,37 @@ class PolicyDocumentTest {
     assertEquals(Match.ANY, da.sequences().get(0).match());
     assertNull(da.sequences().get(0).action().serviceNodeGroup());
   }
+
+  @Test
+  void defaultActionMayAlsoStandAtTheTopLevelButNotTwice() {
+    String top = "default-action: drop\ndata-policy: { sequences: [ { seq: 1, action: pass-through } ] }\n";
+    assertEquals(Action.DROP, PolicyDocument.parse(top, "top").defaultAction());
+    String twice = "default-action: drop\ndata-policy: { sequences: [ { seq: 1, action: pass-through } ], default-action: drop }\n";
+    PolicyException e = assertThrows(PolicyException.class, () -> PolicyDocument.parse(twice, "twice"));
+    assertEquals("default-action: given twice, also in data-policy.default-action; keep one", e.getMessage());
+  }
+
+  @Test
+  void optimizeNeedsItsGroupAndActionsTakeOneKey() {
+    String bad =
+        """
+        service-node-groups: { G: { site: dc } }
+        data-policy:
+          sequences:
+            - { seq: 1, action: optimize }
+            - { seq: 2, action: { drop: {}, pass-through: {} } }
+            - { seq: 3, action: { drop: { hard: true } } }
+            - { seq: 4, action: { optimize: { service-node-group: G, profiles: { lan: tcp } } } }
+            - { seq: 5 }
+        """;
+    PolicyException e = assertThrows(PolicyException.class, () -> PolicyDocument.parse(bad, "bad"));
+    assertEquals(
+        List.of(
+            "data-policy.sequences[0].action: optimize needs a service-node group: write optimize: { service-node-group: NAME }",
+            "data-policy.sequences[1].action: expected exactly one of optimize, pass-through or drop, got drop, pass-through",
+            "data-policy.sequences[2].action.drop: drop takes no settings (write drop: {} or just drop)",
+            "data-policy.sequences[3].action.optimize.profiles.lan: unknown setting (expected one of client, wan, server)",
+            "data-policy.sequences[4].action: is required (optimize, pass-through or drop)"),
+        e.errors().stream().map(FieldError::toString).toList());
+  }
 }

@@ -25,6 +25,11 @@ import org.slf4j.LoggerFactory;
 public final class NettyLeakGuard implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
   private static final Logger log = LoggerFactory.getLogger(NettyLeakGuard.class);
   private static final ConcurrentLinkedQueue<String> LEAKS = new ConcurrentLinkedQueue<>();
+  /**
+   * Set only by the guard's own test while it leaks on purpose: reports are recorded but not
+   * logged, so that the build's scan for {@code LEAK:} lines does not fail on the deliberate leak.
+   */
+  static volatile boolean quiet;
 
   static {
     install();
@@ -122,13 +127,16 @@ public final class NettyLeakGuard implements BeforeAllCallback, AfterEachCallbac
     if (leaks.isEmpty()) {
       return;
     }
-    for (String leak : leaks) {
-      log.error("{} (in {})", leak, where);
+    if (!quiet) {
+      for (String leak : leaks) {
+        log.error("{} (in {})", leak, where);
+      }
     }
     throw new AssertionError(leaks.size() + " Netty leak(s) in " + where + ":\n" + leaks.get(0));
   }
 
   private static final class RecordingFactory extends ResourceLeakDetectorFactory {
+    @SuppressWarnings("deprecation") // the abstract method every factory must implement
     @Override
     public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval, long maxActive) {
       return new RecordingDetector<>(resource, samplingInterval);
@@ -153,13 +161,17 @@ public final class NettyLeakGuard implements BeforeAllCallback, AfterEachCallbac
     @Override
     protected void reportTracedLeak(String resourceType, String records) {
       record(resourceType, records);
-      super.reportTracedLeak(resourceType, records);
+      if (!quiet) {
+        super.reportTracedLeak(resourceType, records);
+      }
     }
 
     @Override
     protected void reportUntracedLeak(String resourceType) {
       record(resourceType, "");
-      super.reportUntracedLeak(resourceType);
+      if (!quiet) {
+        super.reportUntracedLeak(resourceType);
+      }
     }
   }
 }

@@ -166,8 +166,6 @@ class TlsContextsTest {
         assertTrue(serverDone.await(5, TimeUnit.SECONDS), "server handshake did not finish");
         if (clientDone.isSuccess() && serverDone.isSuccess()) {
           reply.get(5, TimeUnit.SECONDS);
-        } else {
-          client.closeFuture().await(5, TimeUnit.SECONDS);
         }
         return new Outcome(
             serverDone,

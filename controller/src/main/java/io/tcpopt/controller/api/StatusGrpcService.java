@@ -127,7 +127,11 @@ final class StatusGrpcService extends StatusServiceGrpc.StatusServiceImplBase {
     long capacity = 0;
     long active = 0;
     int healthy = 0;
-    for (NodeRecord r : nodes.members(name, groupSite)) {
+    // The members this controller hands the group's flows to: nodes of its own site (see Controller).
+    for (NodeRecord r : nodes.snapshot()) {
+      if (!r.role().servesFlows() || !r.site().equals(site) || !(r.group().isEmpty() || r.group().equals(name))) {
+        continue;
+      }
       boolean ok = nodes.isHealthy(r);
       g.addMembers(nodeInfo(r, ok, nodes.expiry()));
       if (ok) {

@@ -66,8 +66,10 @@ public final class FlowDistributor {
               "service-node group %s at %.0f%% of its flow capacity (%d/%d flows)", group, load, active, capacity));
     }
     String chosen = rendezvous(flow, healthyMembers);
-    synchronized (pinned) {
-      pinned.put(flow, chosen);
+    if (healthyMembers.size() > 1) { // with one member there is nothing a flow could move to
+      synchronized (pinned) {
+        pinned.put(flow, chosen);
+      }
     }
     return new Placement(chosen, "rendezvous");
   }
@@ -110,7 +112,7 @@ public final class FlowDistributor {
     h = mix(h ^ bytesHash(k.source().getAddress()));
     h = mix(h ^ k.sourcePort());
     h = mix(h ^ bytesHash(k.destination().getAddress()));
-    return mix(h ^ ((long) k.destinationPort() << 17));
+    return mix(h ^ (k.destinationPort() * 0x20000L));
   }
 
   private static long nameHash(String name) {

@@ -205,6 +205,21 @@ public final class NodeRegistry implements AutoCloseable {
     return out;
   }
 
+  /**
+   * Healthy flow-serving nodes at {@code site} that serve {@code group}: registered in it or in no
+   * group. This is what a controller of that site may hand flows to. Local memory read.
+   */
+  public List<NodeRecord> healthyMembersAtSite(String group, String site) {
+    List<NodeRecord> out = new ArrayList<>();
+    for (NodeRecord r : mirror.values()) {
+      if (r.role().servesFlows() && isHealthy(r) && r.site().equals(site) && (r.group().isEmpty() || r.group().equals(group))) {
+        out.add(r);
+      }
+    }
+    out.sort(Comparator.comparing(NodeRecord::name));
+    return out;
+  }
+
   /** Every member of {@code group}, healthy or not. */
   public List<NodeRecord> members(String group, String groupSite) {
     List<NodeRecord> out = new ArrayList<>();

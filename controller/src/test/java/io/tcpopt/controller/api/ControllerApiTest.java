@@ -364,15 +364,11 @@ class ControllerApiTest {
     assertTrue(withPeers.getPeersList().stream().anyMatch(p -> p.getName().equals("br-int")));
 
     long next = policy.apply(ApplyPolicyRequest.newBuilder().setYaml(Policies.DROP_SSH).setComment("watch").build()).getInfo().getVersion();
-    WatchEvent pushed = events.poll(5, TimeUnit.SECONDS);
-    assertNotNull(pushed, "policy change pushed");
-    assertEquals(next, pushed.getPolicy().getInfo().getVersion());
+    WatchEvent pushed = next(events, e -> e.hasPolicy() && e.getPolicy().getInfo().getVersion() == next);
     assertEquals(Policies.DROP_SSH, pushed.getPolicy().getYaml());
 
     node.register(register("sn-watch-peer"));
-    WatchEvent peers = events.poll(5, TimeUnit.SECONDS);
-    assertNotNull(peers, "peer change pushed");
-    assertTrue(peers.getPeersList().stream().anyMatch(p -> p.getName().equals("sn-watch-peer")));
+    next(events, e -> e.getPeersList().stream().anyMatch(p -> p.getName().equals("sn-watch-peer")));
     nodes.deregister("sn-watch-peer");
   }
 
@@ -414,6 +410,19 @@ class ControllerApiTest {
 
   private List<String> ids(FlowsRequest r) {
     return status.flows(r).getFlowsList().stream().map(Flow::getId).toList();
+  }
+
+  /** The first event matching {@code wanted} within 5 s (peer health changes may come in between). */
+  private static WatchEvent next(BlockingQueue<WatchEvent> events, java.util.function.Predicate<WatchEvent> wanted)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (System.nanoTime() < deadline) {
+      WatchEvent e = events.poll(100, TimeUnit.MILLISECONDS);
+      if (e != null && wanted.test(e)) {
+        return e;
+      }
+    }
+    throw new AssertionError("expected watch event not pushed within 5 s");
   }
 
   private static <T> StreamObserver<T> collect(BlockingQueue<T> queue) {

@@ -115,7 +115,7 @@ class ClusterPolicyTest {
         Duration.ofSeconds(1), "v2 at b");
     long seenC = waitUntil(() -> members.get(2).policies.active().versionNumber() == v2.version(), Duration.ofSeconds(1), "v2 at c");
     assertTrue(Math.max(seen, seenC) - applied < 1_000_000_000L, "propagation took " + (seen - applied) / 1_000_000 + " ms");
-    assertTrue(seen - t1 < 3_000_000_000L, "apply + propagation took " + (seen - t1) / 1_000_000 + " ms");
+    assertTrue(seen - t1 < 5_000_000_000L, "apply + propagation took " + (seen - t1) / 1_000_000 + " ms");
     org.slf4j.LoggerFactory.getLogger(ClusterPolicyTest.class).info(
         "apply took {} ms, in force at b {} ms later", (applied - t1) / 1_000_000, (seen - applied) / 1_000_000);
     for (Member m : members) {

@@ -130,5 +130,10 @@ class FlowDistributorTest {
       d.place(k, "G", THREE);
     }
     assertEquals(100, d.pinnedFlows());
+    FlowDistributor alone = new FlowDistributor(100);
+    for (FlowKey k : flows(10, 8)) {
+      assertEquals("sn-1", alone.place(k, "G", THREE.subList(0, 1)).node());
+    }
+    assertEquals(0, alone.pinnedFlows(), "a single member needs no pins (integrated mode)");
   }
 }

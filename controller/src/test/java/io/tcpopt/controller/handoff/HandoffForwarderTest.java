@@ -121,6 +121,10 @@ class HandoffForwarderTest {
   }
 
   private void startForwarder(String action) {
+    startForwarder(action, (InetSocketAddress) serviceNode.localAddress());
+  }
+
+  private void startForwarder(String action, InetSocketAddress handoff) {
     int port = ((InetSocketAddress) destination.localAddress()).getPort();
     PolicyDocument doc = PolicyDocument.parse(POLICY.formatted(port, action), "test");
     policy.set(new ActivePolicy(
@@ -128,7 +132,6 @@ class HandoffForwarderTest {
         doc, io.tcpopt.common.policy.CompiledPolicy.compile(doc), Map.of("SNG-EXT", "branch")));
     FlowDispatcher dispatcher =
         new FlowDispatcher(policy::get, (g, s) -> List.of(new Candidate("sn-ext", 100, 0)), new FlowDistributor(100));
-    InetSocketAddress handoff = (InetSocketAddress) serviceNode.localAddress();
     forwarder = HandoffForwarder.start(
         List.of(new HandoffListener(new InetSocketAddress("127.0.0.1", 0), (InetSocketAddress) destination.localAddress())),
         dispatcher, name -> name.equals("sn-ext") ? Optional.of(handoff) : Optional.empty(), Duration.ofSeconds(2));
@@ -199,8 +202,9 @@ class HandoffForwarderTest {
 
   @Test
   void anUnreachableServiceNodeFailsOpen() throws Exception {
-    startForwarder("optimize: { service-node-group: SNG-EXT }");
-    serviceNode.close().syncUninterruptibly();
+    // Port 1 on loopback refuses connections and, being below the ephemeral range, cannot be
+    // reached by a TCP self-connect (which a just-closed ephemeral port can).
+    startForwarder("optimize: { service-node-group: SNG-EXT }", new InetSocketAddress("127.0.0.1", 1));
     byte[][] digests = roundTrip(64 << 10, new Socket[1]);
     assertArrayEquals(digests[0], digests[1]);
     assertNotNull(destinationHits.poll(5, TimeUnit.SECONDS), "passed through to the destination");

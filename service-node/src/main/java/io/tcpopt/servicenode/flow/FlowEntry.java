@@ -34,6 +34,7 @@ public final class FlowEntry {
   private volatile Supplier<WanFigures> wan = () -> WanFigures.NONE;
   private volatile String closeReason;
   private volatile Instant end;
+  private volatile WanFigures finalFigures = WanFigures.NONE;
 
   FlowEntry(FlowTable table, long id, FlowKind kind, String reason, InetSocketAddress client, InetSocketAddress server) {
     this.table = table;
@@ -95,6 +96,7 @@ public final class FlowEntry {
   /** Closes the flow once, moving it to the history with {@code why}. */
   public void close(String why) {
     if (closed.compareAndSet(false, true)) {
+      finalFigures = peer == null ? WanFigures.NONE : wan.get();
       closeReason = why;
       end = Instant.now();
       state = FlowState.CLOSED;
@@ -104,7 +106,7 @@ public final class FlowEntry {
   }
 
   FlowRecord snapshot() {
-    WanFigures w = peer == null || closed.get() ? WanFigures.NONE : wan.get();
+    WanFigures w = closed.get() ? finalFigures : peer == null ? WanFigures.NONE : wan.get();
     return new FlowRecord(id, kind, reason, state, client, server, peer, start, Instant.ofEpochMilli(lastActivityMillis), end,
         clientToServer.get(), serverToClient.get(), buffered.get(), peakBuffered.get(), w.rttMicros(), w.cwndSegments(), w.retransmits(), closeReason);
   }

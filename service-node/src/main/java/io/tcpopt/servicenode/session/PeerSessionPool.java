@@ -76,6 +76,9 @@ public final class PeerSessionPool {
 
     @Override
     public void sessionUp(StreamMultiplexer connection) {
+      if (!connection.peerHello().name().equals(peerName)) {
+        log.warn("peer configured as {} at {} calls itself {}", peerName, address, connection.peerHello().name());
+      }
       attempts = 0;
       up = connection;
       sessionListener.sessionUp(connection);

@@ -10,6 +10,7 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.tcpopt.common.tls.TlsContexts;
 import io.tcpopt.servicenode.wire.DataFrame;
 import io.tcpopt.servicenode.wire.Frame;
 import io.tcpopt.servicenode.wire.GoAwayFrame;
@@ -235,7 +236,9 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
       if (done.isSuccess()) {
         sendHello();
       } else {
-        log.warn("TLS handshake with {} failed: {}", ctx.channel().remoteAddress(), done.cause().toString());
+        if (!closing && ctx.channel().isActive()) {
+          log.warn("TLS handshake with {} failed: {}", ctx.channel().remoteAddress(), done.cause().toString());
+        }
         closing = true;
         ctx.close();
       }
@@ -301,8 +304,13 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     long interval = local.keepalive().toNanos();
     keepaliveTimer = ctx.executor().scheduleAtFixedRate(this::keepalive, 0, interval, TimeUnit.NANOSECONDS);
     up = true;
-    log.info("session {} peer {} (site {}) over {} -> {}", dialler ? "to" : "from", hello.name(), hello.site(),
-        ctx.channel().localAddress(), ctx.channel().remoteAddress());
+    SslHandler tls = ctx.pipeline().get(SslHandler.class);
+    String identity = tls == null ? "plaintext" : TlsContexts.peerIdentity(tls).orElse("?");
+    if (tls != null && !identity.equals(hello.name())) {
+      log.warn("peer {} says it is {} but its certificate names {}", ctx.channel().remoteAddress(), hello.name(), identity);
+    }
+    log.info("session {} peer {} (site {}, {}) over {} -> {}", dialler ? "to" : "from", hello.name(), hello.site(),
+        tls == null ? "plaintext" : "TLS identity " + identity, ctx.channel().localAddress(), ctx.channel().remoteAddress());
     listener.sessionUp(this);
   }
 

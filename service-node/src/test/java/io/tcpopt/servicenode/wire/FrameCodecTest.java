@@ -195,4 +195,13 @@ class FrameCodecTest {
         + "6272616e63682d31066272616e6368", ByteBufUtil.hexDump(b));
     b.release();
   }
+
+  @Test
+  void openHexDumpMatchesTheSpec() {
+    ByteBuf b = encode(new OpenFrame(1, 42L, new InetSocketAddress("198.18.1.2", 40000), new InetSocketAddress("198.19.1.2", 5201), 0,
+        Unpooled.copiedBuffer("GET / HTTP/1.1\r\n", StandardCharsets.US_ASCII)));
+    assertEquals("000000270100000000000001000000000000002a04c61201029c40c613010214510000474554202f20485454502f312e310d0a",
+        ByteBufUtil.hexDump(b));
+    b.release();
+  }
 }

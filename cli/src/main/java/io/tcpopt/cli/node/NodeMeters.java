@@ -1,0 +1,93 @@
+package io.tcpopt.cli.node;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.tcpopt.servicenode.FlowDecider;
+import io.tcpopt.servicenode.PeerSessionStatus;
+import io.tcpopt.servicenode.ServiceNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Meters the launcher adds around a service node: how long deciding a flow takes ({@code
+ * tcpopt.flow.classification}), and per peer session the WAN figures from TCP_INFO ({@code
+ * tcpopt.session.rtt} in seconds, {@code tcpopt.session.cwnd} in segments, {@code
+ * tcpopt.session.retransmits}), refreshed every few seconds on a thread of their own because peers
+ * come and go (a DC learns its branches from their HELLO).
+ */
+final class NodeMeters implements AutoCloseable {
+  private static final long REFRESH_SECONDS = 5;
+
+  private final ScheduledExecutorService refresher;
+
+  private NodeMeters(ScheduledExecutorService refresher) {
+    this.refresher = refresher;
+  }
+
+  /** Times every decision of {@code decider}. */
+  static FlowDecider timed(FlowDecider decider, MeterRegistry registry) {
+    Timer timer = Timer.builder("tcpopt.flow.classification")
+        .description("time to decide a new flow (policy, placement)")
+        .register(registry);
+    return (client, destination) -> {
+      long start = System.nanoTime();
+      try {
+        return decider.decide(client, destination);
+      } finally {
+        timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+      }
+    };
+  }
+
+  static NodeMeters sessions(ServiceNode node, MeterRegistry registry) {
+    MultiGauge rtt = MultiGauge.builder("tcpopt.session.rtt").baseUnit("seconds")
+        .description("smallest keepalive round trip over the connections to a peer").register(registry);
+    MultiGauge cwnd = MultiGauge.builder("tcpopt.session.cwnd").baseUnit("segments")
+        .description("congestion window summed over the connections to a peer (TCP_INFO)").register(registry);
+    MultiGauge retransmits = MultiGauge.builder("tcpopt.session.retransmits")
+        .description("retransmitted segments summed over the connections to a peer (TCP_INFO)").register(registry);
+    ScheduledExecutorService refresher = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "tcpopt-" + node.config().nodeName() + "-meters");
+      t.setDaemon(true);
+      return t;
+    });
+    Runnable refresh = () -> {
+      List<MultiGauge.Row<?>> rttRows = new ArrayList<>();
+      List<MultiGauge.Row<?>> cwndRows = new ArrayList<>();
+      List<MultiGauge.Row<?>> retransmitRows = new ArrayList<>();
+      for (PeerSessionStatus s : node.sessions()) {
+        Tags tags = Tags.of("peer", s.name(), "peer_site", s.site());
+        if (s.rtt() != null) {
+          rttRows.add(MultiGauge.Row.of(tags, s.rtt().toNanos() / 1e9));
+        }
+        if (s.cwndSegments() >= 0) {
+          cwndRows.add(MultiGauge.Row.of(tags, s.cwndSegments()));
+        }
+        if (s.retransmits() >= 0) {
+          retransmitRows.add(MultiGauge.Row.of(tags, s.retransmits()));
+        }
+      }
+      rtt.register(rttRows, true);
+      cwnd.register(cwndRows, true);
+      retransmits.register(retransmitRows, true);
+    };
+    refresher.scheduleWithFixedDelay(() -> {
+      try {
+        refresh.run();
+      } catch (RuntimeException e) {
+        // A node closing under us: the next run (if any) tries again.
+      }
+    }, 0, REFRESH_SECONDS, TimeUnit.SECONDS);
+    return new NodeMeters(refresher);
+  }
+
+  @Override
+  public void close() {
+    refresher.shutdownNow();
+  }
+}

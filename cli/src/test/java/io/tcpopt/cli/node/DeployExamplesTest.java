@@ -1,0 +1,60 @@
+package io.tcpopt.cli.node;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.policy.PolicyDocument;
+import io.tcpopt.common.tls.DemoCertificates;
+import io.tcpopt.controller.ControllerConfig;
+import io.tcpopt.servicenode.ServiceNodeConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Every example under deploy/ parses and validates with the real config readers. */
+class DeployExamplesTest {
+  private static final Path DEPLOY = Path.of("..", "deploy");
+
+  @TempDir Path dir;
+
+  @Test
+  void nodeExamplesAreValid() throws Exception {
+    List<Path> files;
+    try (Stream<Path> s = Files.walk(DEPLOY.resolve("examples"))) {
+      files = s.filter(p -> p.toString().endsWith(".yaml") && !p.toString().contains("testbed")).sorted().toList();
+    }
+    assertFalse(files.isEmpty(), "no examples found under " + DEPLOY.toAbsolutePath());
+    List<String> names = new ArrayList<>();
+    for (Path f : files) {
+      names.add(ConfigTree.load(f).get("node").string("name"));
+    }
+    DemoCertificates.generate(dir.resolve("certs"), names);
+    Files.createDirectories(dir.resolve("secrets"));
+    Files.writeString(dir.resolve("secrets/operator-token"), "example-token\n");
+    for (Path f : files) {
+      String text = Files.readString(f).replace("certs/", dir.resolve("certs") + "/").replace("secrets/", dir.resolve("secrets") + "/");
+      NodeConfig c = NodeConfig.from(ConfigTree.parse(text, f.toString()));
+      if (c.roles().contains(Role.SERVICE_NODE)) {
+        ServiceNodeConfig sn = ServiceNodeConfig.from(c.serviceNode(), c.name(), c.site());
+        assertEquals(c.name(), sn.nodeName());
+      }
+      if (c.roles().contains(Role.CONTROLLER)) {
+        ControllerConfig.from(c.controller(), c.name(), c.site());
+      }
+      if (!c.policy().keys().isEmpty()) {
+        PolicyDocument.fromTree(c.policy());
+      }
+    }
+  }
+
+  @Test
+  void policyExampleIsValid() throws Exception {
+    Path f = DEPLOY.resolve("policy/appqoe.yaml");
+    assertEquals("vpn10-appqoe", PolicyDocument.parse(Files.readString(f), f.toString()).name());
+  }
+}

@@ -1,0 +1,98 @@
+package io.tcpopt.cli.operator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.tcpopt.cli.CliRun;
+import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.tls.DemoCertificates;
+import io.tcpopt.common.tls.TlsFiles;
+import io.tcpopt.controller.Controller;
+import io.tcpopt.controller.ControllerConfig;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The operator commands against a controller serving gRPC over TLS 1.3. */
+class LiveControllerTlsTest {
+  @TempDir static Path dir;
+  private static Controller controller;
+  private static String address;
+  private static Map<String, TlsFiles> certs;
+
+  @BeforeAll
+  static void start() throws IOException {
+    certs = DemoCertificates.generate(dir.resolve("certs"), List.of("ctl-1", "operator"));
+    TlsFiles ctl = certs.get("ctl-1");
+    int hazelcast;
+    try (ServerSocket s = new ServerSocket(0)) {
+      hazelcast = s.getLocalPort();
+    }
+    String yaml = "listen: 127.0.0.1:0\n"
+        + "token: tls-test-token\n"
+        + "tls: { certificate: \"" + ctl.certificateChain() + "\", private-key: \"" + ctl.privateKey()
+        + "\", trusted: \"" + ctl.trustedCertificates() + "\" }\n"
+        + "hazelcast: { cluster-name: cli-tls-test-" + ProcessHandle.current().pid() + ", port: " + hazelcast + ", join-wait: 0s }\n";
+    controller = new Controller(ControllerConfig.from(ConfigTree.parse(yaml, "test"), "ctl-1", "dc"), null,
+        new SimpleMeterRegistry()).start();
+    address = "127.0.0.1:" + controller.grpcAddress().getPort();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (controller != null) {
+      controller.close();
+    }
+  }
+
+  private static CliRun cli(Map<String, String> env, String... args) {
+    return CliRun.run(ControllerConnector.grpc(), env, new AtomicBoolean(), args);
+  }
+
+  @Test
+  void tokenOverTls() {
+    CliRun r = cli(Map.of("TCPOPT_TLS_CA", certs.get("ctl-1").trustedCertificates().toString(), "TCPOPT_TOKEN", "tls-test-token"),
+        "nodes", "--controller", address);
+    assertEquals(0, r.exitCode(), r.err());
+    assertTrue(r.out().contains("ctl-1"), r.out());
+  }
+
+  @Test
+  void clientCertificateOverTls() {
+    TlsFiles op = certs.get("operator");
+    CliRun r = cli(Map.of(), "status", "--controller", address, "--tls-ca", op.trustedCertificates().toString(),
+        "--tls-cert", op.certificateChain().toString(), "--tls-key", op.privateKey().toString());
+    assertEquals(0, r.exitCode(), r.err());
+    assertTrue(r.out().contains("Controller:  ctl-1"), r.out());
+  }
+
+  @Test
+  void tlsWithoutCredentialsIsRefused() {
+    CliRun r = cli(Map.of(), "status", "--controller", address, "--tls-ca", certs.get("ctl-1").trustedCertificates().toString());
+    assertEquals(1, r.exitCode());
+    assertEquals("tcpopt: controller refused the credentials", r.errorLine());
+  }
+
+  @Test
+  void plaintextAgainstTlsFailsWithOneLine() {
+    CliRun r = cli(Map.of(), "status", "--controller", address, "--token", "tls-test-token");
+    assertEquals(1, r.exitCode());
+    r.errorLine();
+  }
+
+  @Test
+  void certificateWithoutKeyIsAUsageError() {
+    CliRun r = cli(Map.of(), "status", "--controller", address, "--tls-ca", certs.get("ctl-1").trustedCertificates().toString(),
+        "--tls-cert", certs.get("operator").certificateChain().toString());
+    assertEquals(2, r.exitCode());
+    assertEquals("tcpopt: give both --tls-cert and --tls-key, or neither", r.errorLine());
+  }
+}

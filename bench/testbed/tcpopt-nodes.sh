@@ -7,7 +7,7 @@
 # the client addresses the server itself. Loopback (efficiency benchmark): both nodes in NS,
 # the branch node forwards the explicit listener 127.0.0.1:18201 to 127.0.0.1:5201 via the DC.
 # Node configs follow CONTRACTS.md section 1 and are written to the state directory with
-# their own TLS certificates (openssl: one CA, one certificate per node). The nodes run
+# their own TLS certificates (`tcpopt certs`, or openssl: one CA, one certificate per node). The nodes run
 # through ./tcpopt, or `java -jar $TCPOPT_JAR` when TCPOPT_JAR is set; JAVA_OPTS is passed on.
 # `up` returns once the branch node listens and holds an established WAN session.
 set -euo pipefail
@@ -48,11 +48,26 @@ stop_nodes() {
   done
 }
 
+tcpopt_command() {
+  if [ -n "${TCPOPT_JAR:-}" ]; then
+    [ -f "$TCPOPT_JAR" ] || fail "TCPOPT_JAR=$TCPOPT_JAR does not exist"
+    command=(java ${JAVA_OPTS:-} -jar "$TCPOPT_JAR")
+  else
+    [ -x "$REPO_DIR/tcpopt" ] || fail "no ./tcpopt launcher in $REPO_DIR (and TCPOPT_JAR not set)"
+    command=("$REPO_DIR/tcpopt")
+  fi
+}
+
+# The nodes' certificates: `tcpopt certs` (the project's demo CA), else openssl.
 make_certs() {
-  local certs="$dir/certs" n
+  local certs="$dir/certs" n command
   [ -f "$certs/ca.crt" ] && return 0
-  command -v openssl > /dev/null || fail "needs openssl to make the nodes' TLS certificates"
   mkdir -p "$certs"
+  tcpopt_command
+  if "${command[@]}" certs --out "$certs" --nodes branch-1,dc-1 > "$dir/certs.log" 2>&1; then
+    return 0
+  fi
+  command -v openssl > /dev/null || fail "cannot make certificates: tcpopt certs failed ($(tail -1 "$dir/certs.log")) and openssl is missing"
   openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 7 \
     -subj "/CN=tcpopt bench CA" -keyout "$certs/ca.key" -out "$certs/ca.crt" 2> /dev/null
   for n in branch-1 dc-1; do
@@ -105,13 +120,7 @@ YAML
 
 start_node() { # start_node NAME NS
   local command
-  if [ -n "${TCPOPT_JAR:-}" ]; then
-    [ -f "$TCPOPT_JAR" ] || fail "TCPOPT_JAR=$TCPOPT_JAR does not exist"
-    command=(java ${JAVA_OPTS:-} -jar "$TCPOPT_JAR")
-  else
-    [ -x "$REPO_DIR/tcpopt" ] || fail "no ./tcpopt launcher in $REPO_DIR (and TCPOPT_JAR not set)"
-    command=("$REPO_DIR/tcpopt")
-  fi
+  tcpopt_command
   ip netns exec "$2" setsid "${command[@]}" run --config "$dir/$1.yaml" < /dev/null > "$dir/$1.log" 2>&1 &
   echo $! > "$dir/$1.pid"
 }

@@ -36,6 +36,7 @@ public final class NodeRuntime implements AutoCloseable {
   private MetricsEndpoint metrics;
   private ServiceNode serviceNode;
   private Controller controller;
+  private ControllerLink controllerLink;
   private boolean closed;
 
   private NodeRuntime(NodeConfig config) {
@@ -67,6 +68,10 @@ public final class NodeRuntime implements AutoCloseable {
       started.push(serviceNode);
       started.push(NodeMeters.sessions(serviceNode, registry));
       local = new IntegratedServiceNode(serviceNode, registry);
+      if (config.controllerAddress() != null) {
+        controllerLink = ControllerLink.start(config.controllerAddress(), serviceNode, registry);
+        started.push(controllerLink);
+      }
       parts.add("service node: WAN " + local.wanAddress() + listeners(serviceNode));
     }
     if (config.roles().contains(Role.CONTROLLER)) {
@@ -113,6 +118,11 @@ public final class NodeRuntime implements AutoCloseable {
   /** The controller, or null when the node has no controller role. */
   public Controller controller() {
     return controller;
+  }
+
+  /** For an external service node with {@code node.controller}: the last policy version received, else 0. */
+  public long controllerPolicyVersion() {
+    return controllerLink == null ? 0 : controllerLink.policyVersion();
   }
 
   /** The metrics endpoint, or null when {@code metrics.listen} is not set. */

@@ -35,7 +35,7 @@ class RunConfigErrorsTest {
         Arguments.of("node: {name: n, site: b, roles: [service-node]}",
             "tcpopt: service-node: is required when node.roles includes service-node"),
         Arguments.of("node: {name: n, site: b, roles: [controller], nmae: x}",
-            "tcpopt: node.nmae: unknown setting (expected one of name, site, roles)"),
+            "tcpopt: node.nmae: unknown setting (expected one of name, site, roles, controller)"),
         Arguments.of("node: {name: n, site: b, roles: [controller]}\nmetrics: {listen: localhost}",
             "tcpopt: metrics.listen: expected HOST:PORT, got \"localhost\""),
         Arguments.of("node: {name: n, site: b, roles: [controller]}\nmetrix: {}",

@@ -6,6 +6,7 @@ import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.TlsChannelCredentials;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.tcpopt.cli.CliException;
 import io.tcpopt.common.policy.CompiledPolicy;
 import io.tcpopt.common.policy.PolicyDocument;
 import io.tcpopt.common.policy.PolicyException;
@@ -73,7 +74,7 @@ final class ControllerLink implements AutoCloseable {
           .trustManager(wan.tls().trustedCertificates().toFile())
           .build();
     } catch (IOException e) {
-      throw new IllegalStateException("cannot load the WAN TLS files for the controller link: " + e.getMessage(), e);
+      throw new CliException("cannot load the WAN TLS files for the controller link: " + e.getMessage(), e);
     }
   }
 

@@ -47,7 +47,10 @@ class DataPathTest {
   @BeforeAll
   static void start() throws Exception {
     server = new TestServer(DataPathTest::serve);
-    nodes = TestNodes.start(certs, POOL, List.of(server.address()), "    stream-window: 1MiB\n", "connect-timeout: 5s");
+    // 800 test threads hashing on a small shared machine can starve the nodes' event loops for
+    // seconds; a long keepalive keeps dead-peer detection (tested elsewhere) out of this test.
+    nodes = TestNodes.start(certs, POOL, List.of(server.address()), "    stream-window: 1MiB\n    keepalive: 30s\n",
+        "connect-timeout: 5s");
   }
 
   @AfterAll

@@ -59,9 +59,15 @@ public final class NodeRuntime implements AutoCloseable {
     PolicyDocument bootstrap = config.policy().isMap() && config.policy().keys().isEmpty()
         ? null
         : PolicyDocument.fromTree(config.policy());
+    // Every section is validated before anything binds a port or installs a rule.
+    ServiceNodeConfig snConfig = config.roles().contains(Role.SERVICE_NODE)
+        ? ServiceNodeConfig.from(config.serviceNode(), config.name(), config.site())
+        : null;
+    ControllerConfig ctlConfig = config.roles().contains(Role.CONTROLLER)
+        ? ControllerConfig.from(config.controller(), config.name(), config.site())
+        : null;
     IntegratedServiceNode local = null;
-    if (config.roles().contains(Role.SERVICE_NODE)) {
-      ServiceNodeConfig snConfig = ServiceNodeConfig.from(config.serviceNode(), config.name(), config.site());
+    if (snConfig != null) {
       FlowDecider decider = bootstrap == null ? FlowDecider.optimizeAll() : PolicyDecider.of(CompiledPolicy.compile(bootstrap));
       warnAboutHost(snConfig);
       serviceNode = ServiceNode.start(snConfig, NodeMeters.timed(decider, registry), registry);
@@ -74,8 +80,7 @@ public final class NodeRuntime implements AutoCloseable {
       }
       parts.add("service node: WAN " + local.wanAddress() + listeners(serviceNode));
     }
-    if (config.roles().contains(Role.CONTROLLER)) {
-      ControllerConfig ctlConfig = ControllerConfig.from(config.controller(), config.name(), config.site());
+    if (ctlConfig != null) {
       Controller ctl = new Controller(ctlConfig, bootstrap, registry);
       if (local != null) {
         ctl.attach(local);

@@ -90,7 +90,6 @@ class PolicyApplyTestbedTest {
       for (String source : before.keySet()) {
         Flow f = table.get(source);
         assertTrue(f.optimized(), () -> "under the bootstrap policy " + source + " should be optimized: " + f);
-        assertTrue(f.reason().contains("seq 1: optimize via SNG-APPQOE"), f::toString);
       }
       int fromDcBefore = serverConnectionsFrom(serverLog, "198.19.1.1");
       assertEquals(before.size(), fromDcBefore, "optimized flows reach the server from the DC node's LAN address");
@@ -109,9 +108,9 @@ class PolicyApplyTestbedTest {
         Flow f = table.get(e.getKey());
         if (e.getValue() == BULK_PORT) {
           assertTrue(f.optimized(), () -> "bulk flow " + e.getKey() + " should stay optimized: " + f);
-          assertTrue(f.reason().contains("seq 20: optimize via SNG-APPQOE"), f::toString);
         } else {
           interactive++;
+          log.info("after apply, {} -> {}: {}", f.source(), f.destination(), f.reason());
           assertTrue(!f.optimized(), () -> "interactive flow " + e.getKey() + " should pass through: " + f);
           assertTrue(f.reason().contains("pass-through: seq 10: pass-through"), f::toString);
         }
@@ -132,7 +131,11 @@ class PolicyApplyTestbedTest {
     }
   }
 
-  /** One flow record of {@code tcpopt flows -o json}, the fields this test looks at. */
+  /**
+   * One flow record of {@code tcpopt flows -o json}, the fields this test looks at. A closed flow's
+   * state is CLOSED; it was optimized when it lists the tcp-optimization service (its reason is then
+   * how it ended), else its reason says "(pass-through: REASON)".
+   */
   private record Flow(String source, String destination, String state, String services, String reason) {
     boolean optimized() {
       return services.contains("tcp-optimization") && !reason.contains("pass-through");
@@ -240,7 +243,7 @@ class PolicyApplyTestbedTest {
     return m.group(2) != null ? m.group(2) : m.group(1);
   }
 
-  private int serverConnectionsFrom(Path serverLog, String address) throws IOException {
+  private int serverConnectionsFrom(Path serverLog, String address) {
     return (int) read(serverLog).lines().filter(l -> l.startsWith("CONN") && l.contains("remote=/" + address)).count();
   }
 
@@ -351,8 +354,13 @@ class PolicyApplyTestbedTest {
     }
   }
 
-  private static String read(Path file) throws IOException {
-    return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+  /** The file's text; "" when it does not exist (yet), the error when it cannot be read. */
+  private static String read(Path file) {
+    try {
+      return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+    } catch (IOException e) {
+      return "(cannot read " + file + ": " + e + ")";
+    }
   }
 
   private record Result(int exitCode, String stdout, String stderr) {}

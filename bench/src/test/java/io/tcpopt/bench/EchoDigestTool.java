@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *                                  finally "DONE ok=N failed=M" (exit 0 only if all matched)
  * </pre>
  *
- * <p>The client reads exactly as many bytes as it sent and then closes, so no half-close is needed
+ * <p>A separate process whose protocol with the test is its output lines, hence {@code System.out}.
+ * The client reads exactly as many bytes as it sent and then closes, so no half-close is needed
  * on the path. Bounded: the client's sockets time out after 20 s without progress.
  */
 final class EchoDigestTool {

@@ -16,7 +16,7 @@
 # Every run is capped in time (a capped run reports the bytes it moved, marked "capped").
 # Results: bench/results/<UTC date>/ (CSV, results.md, throughput-vs-rtt.png, logs/).
 # Needs root, iperf3, gcc, python3; haproxy and kcptun for their modes; the tcpopt mode runs
-# ./tcpopt run --config (generated node configs, TLS certificates made with openssl).
+# ./tcpopt run --config (generated node configs, TLS certificates from `tcpopt certs`, openssl as fallback).
 # The whole script is one brace group, read before it runs: editing run.sh while a benchmark
 # runs cannot change the running one.
 {

@@ -135,7 +135,7 @@ public final class DemoCluster implements AutoCloseable {
       }
       Thread.sleep(50);
     }
-    throw new IllegalStateException("the branch-1 -> dc-1 session did not come up within " + timeout.toSeconds() + "s");
+    throw new CliException("the branch-1 -> dc-1 session did not come up within " + timeout.toSeconds() + "s");
   }
 
   /** The sample policy: optimize loopback clients to the sample server via the branch group. */

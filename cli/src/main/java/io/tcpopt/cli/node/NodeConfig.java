@@ -19,6 +19,8 @@ import java.util.Set;
  * @param site the site the node belongs to (required)
  * @param roles controller and/or service-node (required, at least one)
  * @param metricsListen the Prometheus endpoint, or {@code null} for none
+ * @param controllerAddress {@code node.controller}: the gRPC address of the site's controller that
+ *     an external service node registers with and takes its policy from, or {@code null}
  */
 public record NodeConfig(
     String name,
@@ -27,7 +29,8 @@ public record NodeConfig(
     ConfigTree serviceNode,
     ConfigTree policy,
     ConfigTree controller,
-    InetSocketAddress metricsListen) {
+    InetSocketAddress metricsListen,
+    InetSocketAddress controllerAddress) {
 
   public static NodeConfig load(Path file) {
     if (!Files.isRegularFile(file)) {
@@ -41,7 +44,7 @@ public record NodeConfig(
       throw root.error("expected a mapping with node:, service-node:, policy:, controller:, metrics:");
     }
     root.requireOnly("node", "service-node", "policy", "controller", "metrics");
-    ConfigTree node = root.get("node").requireOnly("name", "site", "roles");
+    ConfigTree node = root.get("node").requireOnly("name", "site", "roles", "controller");
     String name = nonBlank(node, "name");
     String site = nonBlank(node, "site");
     ConfigTree rolesTree = node.get("roles");
@@ -63,13 +66,20 @@ public record NodeConfig(
     if (!roles.contains(Role.CONTROLLER) && root.has("controller")) {
       throw new ConfigException("controller", "is set but node.roles does not include controller");
     }
+    InetSocketAddress controllerAddress = null;
+    if (node.has("controller")) {
+      if (roles.contains(Role.CONTROLLER) || !roles.contains(Role.SERVICE_NODE)) {
+        throw node.get("controller").error("only for an external service node (roles: [service-node]); an integrated node uses its own controller");
+      }
+      controllerAddress = node.socketAddress("controller");
+    }
     InetSocketAddress metrics = null;
     if (root.has("metrics")) {
       ConfigTree m = root.get("metrics").requireOnly("listen");
       metrics = m.socketAddress("listen");
     }
     return new NodeConfig(name, site, Set.copyOf(roles), root.section("service-node"), root.section("policy"),
-        root.section("controller"), metrics);
+        root.section("controller"), metrics, controllerAddress);
   }
 
   private static String nonBlank(ConfigTree section, String key) {

@@ -36,6 +36,7 @@ public final class NodeRuntime implements AutoCloseable {
   private MetricsEndpoint metrics;
   private ServiceNode serviceNode;
   private Controller controller;
+  private ControllerLink controllerLink;
   private boolean closed;
 
   private NodeRuntime(NodeConfig config) {
@@ -58,19 +59,28 @@ public final class NodeRuntime implements AutoCloseable {
     PolicyDocument bootstrap = config.policy().isMap() && config.policy().keys().isEmpty()
         ? null
         : PolicyDocument.fromTree(config.policy());
+    // Every section is validated before anything binds a port or installs a rule.
+    ServiceNodeConfig snConfig = config.roles().contains(Role.SERVICE_NODE)
+        ? ServiceNodeConfig.from(config.serviceNode(), config.name(), config.site())
+        : null;
+    ControllerConfig ctlConfig = config.roles().contains(Role.CONTROLLER)
+        ? ControllerConfig.from(config.controller(), config.name(), config.site())
+        : null;
     IntegratedServiceNode local = null;
-    if (config.roles().contains(Role.SERVICE_NODE)) {
-      ServiceNodeConfig snConfig = ServiceNodeConfig.from(config.serviceNode(), config.name(), config.site());
+    if (snConfig != null) {
       FlowDecider decider = bootstrap == null ? FlowDecider.optimizeAll() : PolicyDecider.of(CompiledPolicy.compile(bootstrap));
       warnAboutHost(snConfig);
       serviceNode = ServiceNode.start(snConfig, NodeMeters.timed(decider, registry), registry);
       started.push(serviceNode);
       started.push(NodeMeters.sessions(serviceNode, registry));
       local = new IntegratedServiceNode(serviceNode, registry);
+      if (config.controllerAddress() != null) {
+        controllerLink = ControllerLink.start(config.controllerAddress(), serviceNode, registry);
+        started.push(controllerLink);
+      }
       parts.add("service node: WAN " + local.wanAddress() + listeners(serviceNode));
     }
-    if (config.roles().contains(Role.CONTROLLER)) {
-      ControllerConfig ctlConfig = ControllerConfig.from(config.controller(), config.name(), config.site());
+    if (ctlConfig != null) {
       Controller ctl = new Controller(ctlConfig, bootstrap, registry);
       if (local != null) {
         ctl.attach(local);
@@ -114,6 +124,11 @@ public final class NodeRuntime implements AutoCloseable {
   /** The controller, or null when the node has no controller role. */
   public Controller controller() {
     return controller;
+  }
+
+  /** For an external service node with {@code node.controller}: the last policy version received, else 0. */
+  public long controllerPolicyVersion() {
+    return controllerLink == null ? 0 : controllerLink.policyVersion();
   }
 
   /** The metrics endpoint, or null when {@code metrics.listen} is not set. */

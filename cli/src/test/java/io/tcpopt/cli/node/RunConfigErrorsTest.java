@@ -2,6 +2,7 @@ package io.tcpopt.cli.node;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tcpopt.cli.CliRun;
 import java.nio.file.Files;
@@ -35,7 +36,7 @@ class RunConfigErrorsTest {
         Arguments.of("node: {name: n, site: b, roles: [service-node]}",
             "tcpopt: service-node: is required when node.roles includes service-node"),
         Arguments.of("node: {name: n, site: b, roles: [controller], nmae: x}",
-            "tcpopt: node.nmae: unknown setting (expected one of name, site, roles)"),
+            "tcpopt: node.nmae: unknown setting (expected one of name, site, roles, controller)"),
         Arguments.of("node: {name: n, site: b, roles: [controller]}\nmetrics: {listen: localhost}",
             "tcpopt: metrics.listen: expected HOST:PORT, got \"localhost\""),
         Arguments.of("node: {name: n, site: b, roles: [controller]}\nmetrix: {}",
@@ -48,6 +49,20 @@ class RunConfigErrorsTest {
     CliRun r = runWith(yaml);
     assertNotEquals(0, r.exitCode());
     assertEquals(expected, r.errorLine());
+  }
+
+  @Test
+  void sectionsOfOtherRolesAreValidatedBeforeAnythingStarts() throws Exception {
+    CliRun r = runWith("node: {name: n, site: b, roles: [controller, service-node]}\n"
+        + "service-node: {wan: {listen: 127.0.0.1:0, plaintext: true}}\n"
+        + "controller: {listen: 127.0.0.1:0, bogus: 1}\n");
+    assertEquals(1, r.exitCode());
+    assertTrue(r.errorLine().startsWith("tcpopt: controller.bogus: unknown setting"), r.err());
+    CliRun policy = runWith("node: {name: n, site: b, roles: [service-node]}\n"
+        + "service-node: {wan: {listen: 127.0.0.1:0, plaintext: true}}\n"
+        + "policy: {data-policy: {name: p, sequences: [], default-action: sideways}}\n");
+    assertEquals(1, policy.exitCode());
+    assertTrue(policy.errorLine().startsWith("tcpopt: policy.data-policy"), policy.err());
   }
 
   @Test

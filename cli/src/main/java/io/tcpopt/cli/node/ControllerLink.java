@@ -1,0 +1,125 @@
+package io.tcpopt.cli.node;
+
+import io.grpc.ChannelCredentials;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.TlsChannelCredentials;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.tcpopt.cli.CliException;
+import io.tcpopt.common.policy.CompiledPolicy;
+import io.tcpopt.common.policy.PolicyDocument;
+import io.tcpopt.common.policy.PolicyException;
+import io.tcpopt.controller.agent.NodeAgent;
+import io.tcpopt.proto.v1.Flow;
+import io.tcpopt.proto.v1.HeartbeatRequest;
+import io.tcpopt.proto.v1.NodeRole;
+import io.tcpopt.proto.v1.Policy;
+import io.tcpopt.proto.v1.RegisterRequest;
+import io.tcpopt.servicenode.ServiceNode;
+import io.tcpopt.servicenode.ServiceNodeConfig;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An external service node's link to its site's controller ({@code node.controller}): registers
+ * through the controller's node service, heartbeats its load, sessions and recent flows, and
+ * follows the policy the controller pushes (compiled here and installed as the node's decider). The
+ * channel authenticates with the node's WAN certificate (mutual TLS) unless the WAN is plaintext.
+ * While the controller is unreachable the node keeps deciding with the last policy it had.
+ */
+final class ControllerLink implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ControllerLink.class);
+  private static final int MAX_REPORTED_FLOWS = 200;
+
+  private final ManagedChannel channel;
+  private final NodeAgent agent;
+  private volatile long policyVersion;
+
+  private ControllerLink(ManagedChannel channel, ServiceNode node, MeterRegistry registry) {
+    this.channel = channel;
+    IntegratedServiceNode view = new IntegratedServiceNode(node, registry);
+    RegisterRequest registration = RegisterRequest.newBuilder()
+        .setName(view.name())
+        .setSite(view.site())
+        .setRole(NodeRole.NODE_ROLE_SERVICE_NODE)
+        .setWanAddress(view.wanAddress())
+        .setFlowCapacity(view.flowCapacity())
+        .setVersion(String.valueOf(ControllerLink.class.getPackage().getImplementationVersion()))
+        .build();
+    this.agent = NodeAgent.start(channel, Optional.empty(), registration,
+        () -> heartbeat(view), policy -> install(policy, node, registry), peers -> {}, Duration.ofSeconds(30));
+  }
+
+  static ControllerLink start(InetSocketAddress controller, ServiceNode node, MeterRegistry registry) {
+    ManagedChannel channel = Grpc.newChannelBuilderForAddress(
+        controller.getHostString(), controller.getPort(), credentials(node.config().wan())).build();
+    log.info("node {}: following controller {}:{}", node.config().nodeName(), controller.getHostString(), controller.getPort());
+    return new ControllerLink(channel, node, registry);
+  }
+
+  private static ChannelCredentials credentials(ServiceNodeConfig.Wan wan) {
+    if (wan.tls() == null) {
+      return InsecureChannelCredentials.create();
+    }
+    try {
+      return TlsChannelCredentials.newBuilder()
+          .keyManager(wan.tls().certificateChain().toFile(), wan.tls().privateKey().toFile())
+          .trustManager(wan.tls().trustedCertificates().toFile())
+          .build();
+    } catch (IOException e) {
+      throw new CliException("cannot load the WAN TLS files for the controller link: " + e.getMessage(), e);
+    }
+  }
+
+  private HeartbeatRequest heartbeat(IntegratedServiceNode view) {
+    long active = view.activeFlows();
+    List<Flow> flows = view.flows(false);
+    return HeartbeatRequest.newBuilder()
+        .setName(view.name())
+        .setActiveFlows(active)
+        .setLoadPercent(view.flowCapacity() == 0 ? 0 : active * 100.0 / view.flowCapacity())
+        .setPolicyVersion(policyVersion)
+        .addAllSessions(view.sessions())
+        .addAllFlows(flows.size() > MAX_REPORTED_FLOWS ? flows.subList(0, MAX_REPORTED_FLOWS) : flows)
+        .build();
+  }
+
+  private void install(Policy policy, ServiceNode node, MeterRegistry registry) {
+    try {
+      CompiledPolicy compiled = CompiledPolicy.compile(PolicyDocument.parse(policy.getYaml(), "controller policy"));
+      node.decider(NodeMeters.timed(PolicyDecider.of(compiled), registry));
+      policyVersion = policy.getInfo().getVersion();
+      log.info("node {}: enforcing policy {} v{} from the controller", node.config().nodeName(), policy.getInfo().getName(),
+          policyVersion);
+    } catch (PolicyException e) {
+      log.warn("node {}: refused a pushed policy ({}); keeping the current one", node.config().nodeName(), e.getMessage());
+    }
+  }
+
+  /** The version of the last policy received from the controller, 0 before the first. */
+  long policyVersion() {
+    return policyVersion;
+  }
+
+  boolean registered() {
+    return agent.registered();
+  }
+
+  @Override
+  public void close() {
+    agent.close();
+    channel.shutdownNow();
+    try {
+      channel.awaitTermination(2, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

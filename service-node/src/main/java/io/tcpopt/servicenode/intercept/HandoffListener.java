@@ -16,6 +16,7 @@ import io.netty.handler.codec.haproxy.HAProxyProtocolVersion;
 import io.netty.handler.codec.haproxy.HAProxyProxiedProtocol;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.tcpopt.servicenode.proxy.EpollHalfCloseWorkaround;
 import io.tcpopt.servicenode.session.NettyTransport;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -62,6 +63,7 @@ public final class HandoffListener implements AutoCloseable {
         .childHandler(new ChannelInitializer<Channel>() {
           @Override
           protected void initChannel(Channel ch) {
+            EpollHalfCloseWorkaround.install(ch);
             InetSocketAddress from = (InetSocketAddress) ch.remoteAddress();
             if (from == null || !allowed.test(from.getAddress())) {
               log.warn("handoff from {} refused: not an allowed controller address (service-node.interception.handoff.allowed)", from);

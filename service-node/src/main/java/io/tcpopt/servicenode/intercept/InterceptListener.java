@@ -9,6 +9,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollChannelOption;
+import io.tcpopt.servicenode.proxy.EpollHalfCloseWorkaround;
 import io.tcpopt.servicenode.session.NettyTransport;
 import java.net.InetSocketAddress;
 
@@ -59,6 +60,7 @@ public final class InterceptListener implements AutoCloseable {
         .childHandler(new ChannelInitializer<Channel>() {
           @Override
           protected void initChannel(Channel ch) {
+            EpollHalfCloseWorkaround.install(ch);
             ch.pipeline().addLast("intercept", new ChannelInboundHandlerAdapter() {
               @Override
               public void channelActive(ChannelHandlerContext ctx) {

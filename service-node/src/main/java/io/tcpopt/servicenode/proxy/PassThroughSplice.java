@@ -46,6 +46,7 @@ public final class PassThroughSplice {
     bootstrap.handler(new ChannelInboundHandlerAdapter() {
       @Override
       public void handlerAdded(ChannelHandlerContext ctx) {
+        EpollHalfCloseWorkaround.install(ctx.channel());
         options.legs().add(ctx.channel());
         ctx.pipeline().addLast(new IdleStateHandler(0, 0, options.idleTimeout().toNanos(), TimeUnit.NANOSECONDS));
         ctx.pipeline().addLast(splice.new Side(false));

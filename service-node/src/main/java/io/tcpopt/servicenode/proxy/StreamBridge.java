@@ -115,6 +115,7 @@ public final class StreamBridge implements StreamHandler {
     bootstrap.handler(new ChannelInboundHandlerAdapter() {
       @Override
       public void handlerAdded(ChannelHandlerContext ctx) {
+        EpollHalfCloseWorkaround.install(ctx.channel());
         b.configureLeg(ctx.channel());
         ctx.pipeline().remove(this);
       }
@@ -297,8 +298,14 @@ public final class StreamBridge implements StreamHandler {
     leg.writeAndFlush(data).addListener(f -> run(() -> {
       toLegInFlight -= n;
       noteBuffered();
-      if (f.isSuccess() && !finished) {
+      if (finished) {
+        return;
+      }
+      if (f.isSuccess()) {
         stream.consumed(n);
+      } else {
+        // Bytes the end host will never get: it must see a reset, never a clean end of stream.
+        abort(WireCodes.CONNECTION_RESET, (legIsClient ? "client" : "server") + " leg write failed: " + f.cause());
       }
     }));
   }

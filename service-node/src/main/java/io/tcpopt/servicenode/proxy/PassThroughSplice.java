@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
@@ -117,9 +118,16 @@ public final class PassThroughSplice {
   /** One leg's handler; {@code isClient} says which. */
   private final class Side extends ChannelInboundHandlerAdapter {
     private final boolean isClient;
+    /** A write that failed lost bytes the other end host expects: reset both, never end cleanly. */
+    private final ChannelFutureListener writeFailed;
 
     Side(boolean isClient) {
       this.isClient = isClient;
+      this.writeFailed = f -> {
+        if (!f.isSuccess()) {
+          abort((isClient ? "server" : "client") + " leg write failed: " + f.cause());
+        }
+      };
     }
 
     private Channel other() {
@@ -143,7 +151,7 @@ public final class PassThroughSplice {
         early.add((ByteBuf) msg);
         return;
       }
-      other.write(msg);
+      other.write(msg).addListener(writeFailed);
     }
 
     @Override

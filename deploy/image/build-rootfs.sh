@@ -60,7 +60,7 @@ out="$(cd "$out" && pwd)"
 
 # --- Java runtime (jlink) ---------------------------------------------------------------------
 jar_sum="$(sha256sum "$jar" | cut -d' ' -f1)"
-stamp="$out/.runtime-stamp"
+stamp="$out.runtime-stamp"   # beside OUT_DIR, so it stays out of the image
 if [[ -x "$out/opt/java/bin/java" && -f "$stamp" ]] && grep -qx "jar $jar_sum" "$stamp"; then
   echo "build-rootfs: runtime up to date ($(sed -n 's/^modules //p' "$stamp"))"
 else

@@ -6,7 +6,8 @@
 #   1. ENTRYPOINT --help                          as root, in the image's working directory
 #   2. ENTRYPOINT certs --out /tmp/x --nodes a,b  and checks the PEM files (openssl, if present)
 #   3. ENTRYPOINT certs ... into /tmp/y           as numeric uid 65534 (no /etc/passwd in the image)
-#   4. nft --version, ip -V                       the transparent-mode tools and their libraries
+#   4. nft, ip                                    versions, then a tproxy rule and a policy route
+#                                                 in a new network namespace
 #   5. ENTRYPOINT demo                            controller, service-node pair and a checked
 #                                                 transfer, inside a new network namespace (lo only)
 #
@@ -109,9 +110,25 @@ out="$(in_image 65534:65534 "$workdir" "${entrypoint[@]}" certs --out /tmp/y --n
 [[ -s "$root/tmp/y/c.key" && "$(stat -c %u "$root/tmp/y/c.key")" == 65534 ]] \
   || die "certs as uid 65534 wrote no /tmp/y/c.key owned by 65534: $out"
 
-step "4. nft --version; ip -V"
+step "4. nft and ip: versions, then TPROXY-style rules in a new network namespace"
 in_image 0:0 / /usr/sbin/nft --version | sed 's/^/    /' || die "nft does not run"
 in_image 0:0 / /usr/sbin/ip -V 2>&1 | sed 's/^/    /' || die "ip does not run"
+# What transparent mode installs (TproxyRules), in a namespace that disappears with the command.
+out="$(env -i "${env[@]}" unshare --net --mount --pid --fork --propagation private -- \
+  /bin/sh -c 'root="$1"
+              /bin/mount -t proc proc "$root/proc" || exit 97
+              run() { /usr/sbin/chroot "$root" "$@" || exit 1; }
+              run /usr/sbin/ip link set lo up
+              run /usr/sbin/nft add table ip tcpopt_verify
+              run /usr/sbin/nft add chain ip tcpopt_verify prerouting "{ type filter hook prerouting priority mangle; }"
+              run /usr/sbin/nft add rule ip tcpopt_verify prerouting meta l4proto tcp tproxy to :1 meta mark set 1
+              run /usr/sbin/ip rule add fwmark 1 lookup 100
+              run /usr/sbin/ip route add local 0.0.0.0/0 dev lo table 100
+              run /usr/sbin/nft list table ip tcpopt_verify
+              run /usr/sbin/ip rule show fwmark 1' \
+  nft "$root" 2>&1)" || die "nft/ip rules failed in the image: $out"
+grep -q 'tproxy to :1' <<< "$out" && grep -q 'lookup 100' <<< "$out" || die "rules not listed: $out"
+echo "    nft table with a tproxy rule and an ip rule installed and listed"
 
 step "5. demo --duration 3s --size 8MiB (controller + service-node pair + transfer, own net namespace)"
 # A fresh network namespace with only lo up: the demo's fixed ports cannot collide with the host.

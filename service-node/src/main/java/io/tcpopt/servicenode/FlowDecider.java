@@ -1,11 +1,23 @@
 package io.tcpopt.servicenode;
 
+import io.tcpopt.common.profile.LegProfiles;
 import java.net.InetSocketAddress;
 
 /** Decides what happens to an intercepted flow. Called on an event loop: must not block. */
 @FunctionalInterface
 public interface FlowDecider {
   Verdict decide(InetSocketAddress client, InetSocketAddress originalDestination);
+
+  /**
+   * The TCP profiles the policy gives this flow when it optimizes it, else null. The far node asks
+   * this for a stream a peer opened, to pick the server leg's profile (the OPEN frame carries none).
+   * Must have no side effects (no placement, no counting); the default asks {@link #decide}, which
+   * suits deciders that are pure functions of the policy.
+   */
+  default LegProfiles profiles(InetSocketAddress client, InetSocketAddress originalDestination) {
+    Verdict v = decide(client, originalDestination);
+    return v != null && v.kind() == Verdict.Kind.OPTIMIZE ? v.profiles() : null;
+  }
 
   /** No policy: optimize every flow that a peer serves. */
   static FlowDecider optimizeAll() {

@@ -12,13 +12,18 @@ import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.profile.LegProfiles;
+import io.tcpopt.common.profile.TcpProfile;
 import io.tcpopt.servicenode.flow.FlowEntry;
 import io.tcpopt.servicenode.flow.FlowEntry.WanFigures;
 import io.tcpopt.servicenode.flow.FlowKind;
 import io.tcpopt.servicenode.flow.FlowTable;
 import io.tcpopt.servicenode.flow.FlowTableSnapshot;
+import io.tcpopt.servicenode.intercept.HandoffListener;
 import io.tcpopt.servicenode.intercept.InterceptListener;
 import io.tcpopt.servicenode.proxy.LegOptions;
+import io.tcpopt.servicenode.proxy.LegTuning;
 import io.tcpopt.servicenode.proxy.Legs;
 import io.tcpopt.servicenode.proxy.PassThroughSplice;
 import io.tcpopt.servicenode.proxy.StreamBridge;
@@ -57,6 +62,8 @@ import org.slf4j.LoggerFactory;
 public final class ServiceNode implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ServiceNode.class);
   private static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+  /** A controller's handoff connection must deliver its PROXY v2 header within this. */
+  private static final Duration HANDOFF_HEADER_TIMEOUT = Duration.ofSeconds(5);
 
   private final ServiceNodeConfig config;
   private final MeterRegistry registry;
@@ -72,6 +79,7 @@ public final class ServiceNode implements AutoCloseable {
   private final EventLoopGroup workers;
   private final List<PeerSessionPool> pools = new ArrayList<>();
   private final List<InterceptListener> listeners = new ArrayList<>();
+  private HandoffListener handoff;
   private final List<AutoCloseable> rules = new ArrayList<>();
   private Channel wanServer;
   private volatile boolean closed;
@@ -160,6 +168,19 @@ public final class ServiceNode implements AutoCloseable {
         throw new ServiceNodeException("cannot listen on " + l.listen() + " (to " + l.target() + "): " + e.getMessage(), e);
       }
     }
+    ServiceNodeConfig.Handoff h = config.interception().handoff();
+    if (h != null) {
+      List<Cidr> allowed = new ArrayList<>();
+      for (String prefix : h.allowed()) {
+        allowed.add(Cidr.parse(ConfigTree.of("service-node.interception.handoff.allowed", prefix)));
+      }
+      try {
+        handoff = HandoffListener.bind(h.listen(), a -> allowed.stream().anyMatch(c -> c.contains(a)), HANDOFF_HEADER_TIMEOUT, boss, workers,
+            legOptions.watermarks(), this::intercepted);
+      } catch (Exception e) {
+        throw new ServiceNodeException("cannot open the handoff listener on " + h.listen() + ": " + e.getMessage(), e);
+      }
+    }
     ServiceNodeConfig.Transparent t = config.interception().transparent();
     if (t != null) {
       if (t.installRules()) {
@@ -194,6 +215,11 @@ public final class ServiceNode implements AutoCloseable {
       out.add(l.localAddress());
     }
     return out;
+  }
+
+  /** The bound handoff listener (external mode), or null when none is configured. */
+  public InetSocketAddress handoffAddress() {
+    return handoff == null ? null : handoff.localAddress();
   }
 
   public ServiceNodeConfig config() {
@@ -245,8 +271,7 @@ public final class ServiceNode implements AutoCloseable {
 
   // ---- flows ---------------------------------------------------------------------------------
 
-  private void intercepted(Channel client, InetSocketAddress destination, String siteHint) {
-    InetSocketAddress source = (InetSocketAddress) client.remoteAddress();
+  private void intercepted(Channel client, InetSocketAddress source, InetSocketAddress destination, String siteHint) {
     if (closed) {
       Legs.reset(client);
       return;
@@ -290,7 +315,9 @@ public final class ServiceNode implements AutoCloseable {
       return;
     }
     FlowEntry flow = flows.open(FlowKind.OPTIMIZED, verdict.reason(), source, destination);
-    StreamBridge.startClientSide(flow, client, connection, source, destination, legOptions, figures(connection));
+    TcpProfile clientProfile = verdict.profiles() == null ? null : verdict.profiles().client();
+    StreamBridge.startClientSide(flow, client, connection, source, destination, legOptions, LegTuning.of(clientProfile, legOptions),
+        figures(connection));
   }
 
   private void passThrough(Channel client, InetSocketAddress source, InetSocketAddress destination, String reason) {
@@ -316,7 +343,25 @@ public final class ServiceNode implements AutoCloseable {
     }
     ByteBuf first = open.content().retain();
     open.release();
-    StreamBridge.startServerSide(flow, stream, first, bind, legOptions, b);
+    StreamBridge.startServerSide(flow, stream, first, bind, legOptions, serverLeg(open.source(), open.destination()), b);
+  }
+
+  /**
+   * The far node's server-leg tuning: it classifies the flow with its own decider as the
+   * intercepting node did (both run the same policy; {@link FlowDecider#profiles} has no side
+   * effects) and applies the server profile; the OPEN frame carries no profile. No profile, or a
+   * failing decider, gives the {@code lan} defaults.
+   */
+  private LegTuning serverLeg(InetSocketAddress source, InetSocketAddress destination) {
+    try {
+      LegProfiles p = decider.profiles(source, destination);
+      if (p != null) {
+        return LegTuning.of(p.server(), legOptions);
+      }
+    } catch (RuntimeException e) {
+      log.debug("policy failed for the server leg of {} -> {}, using lan defaults: {}", source, destination, e.toString());
+    }
+    return LegTuning.defaults(legOptions);
   }
 
   private Supplier<WanFigures> figures(StreamMultiplexer connection) {
@@ -356,6 +401,9 @@ public final class ServiceNode implements AutoCloseable {
     closed = true;
     for (InterceptListener l : listeners) {
       l.close();
+    }
+    if (handoff != null) {
+      handoff.close();
     }
     for (AutoCloseable r : rules) {
       try {

@@ -41,8 +41,18 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
   /** A peer service node this node dials; {@code prefixes} are the destinations its site serves. */
   public record Peer(String name, String site, InetSocketAddress address, List<String> prefixes) {}
 
-  /** {@code transparent} is null when not configured. */
-  public record Interception(Transparent transparent, List<Listener> listeners) {}
+  /** {@code transparent} and {@code handoff} are null when not configured. */
+  public record Interception(Transparent transparent, List<Listener> listeners, Handoff handoff) {
+    public Interception(Transparent transparent, List<Listener> listeners) {
+      this(transparent, listeners, null);
+    }
+  }
+
+  /**
+   * External mode: where controllers hand intercepted flows off behind a PROXY protocol v2 header,
+   * and which controller addresses may (prefixes; default loopback only).
+   */
+  public record Handoff(InetSocketAddress listen, List<String> allowed) {}
 
   public record Transparent(int port, boolean installRules, List<String> sources, List<String> destinations) {}
 
@@ -147,7 +157,7 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
   }
 
   private static Interception interception(ConfigTree i) {
-    i.requireOnly("transparent", "listeners");
+    i.requireOnly("transparent", "listeners", "handoff");
     Transparent transparent = null;
     if (i.has("transparent")) {
       ConfigTree t = i.get("transparent").requireOnly("port", "install-rules", "sources", "destinations");
@@ -163,7 +173,16 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
       }
       listeners.add(new Listener(l.socketAddress("listen"), target, l.has("site") ? l.string("site") : null));
     }
-    return new Interception(transparent, List.copyOf(listeners));
+    Handoff handoff = null;
+    if (i.has("handoff")) {
+      ConfigTree h = i.get("handoff").requireOnly("listen", "allowed");
+      List<String> allowed = h.has("allowed") ? prefixes(h, "allowed") : List.of("127.0.0.0/8", "::1/128");
+      if (allowed.isEmpty()) {
+        throw new ConfigException(h.path() + ".allowed", "must name at least one controller address or prefix");
+      }
+      handoff = new Handoff(h.socketAddress("listen"), allowed);
+    }
+    return new Interception(transparent, List.copyOf(listeners), handoff);
   }
 
   private static List<String> prefixes(ConfigTree t, String key) {

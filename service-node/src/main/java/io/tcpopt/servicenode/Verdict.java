@@ -1,13 +1,17 @@
 package io.tcpopt.servicenode;
 
+import io.tcpopt.common.profile.LegProfiles;
 import java.util.Objects;
 
 /**
  * What to do with one flow and why.
  *
  * @param serviceNodeGroup the group chosen by policy for OPTIMIZE, else null
+ * @param profiles the TCP profile of each leg for OPTIMIZE, or null for the node's {@code lan}
+ *     defaults; the intercepting node applies the client profile to the client leg, the far node
+ *     (deciding the same flow with its own decider) the server profile to the server leg
  */
-public record Verdict(Kind kind, String reason, String serviceNodeGroup) {
+public record Verdict(Kind kind, String reason, String serviceNodeGroup, LegProfiles profiles) {
   public enum Kind {
     OPTIMIZE,
     PASS_THROUGH,
@@ -17,5 +21,10 @@ public record Verdict(Kind kind, String reason, String serviceNodeGroup) {
   public Verdict {
     Objects.requireNonNull(kind, "kind");
     reason = reason == null ? "" : reason;
+  }
+
+  /** A verdict without leg profiles: the node's {@code lan} defaults apply. */
+  public Verdict(Kind kind, String reason, String serviceNodeGroup) {
+    this(kind, reason, serviceNodeGroup, null);
   }
 }

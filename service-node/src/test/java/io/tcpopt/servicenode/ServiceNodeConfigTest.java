@@ -35,6 +35,11 @@ class ServiceNodeConfigTest {
     assertEquals(10_000, c.flows().maxActive());
     assertEquals(1_000, c.flows().closedHistory());
     assertNull(c.interception().transparent());
+    assertNull(c.interception().handoff());
+    ServiceNodeConfig.Handoff h = TestNodes.config(BASE + "  interception: { handoff: { listen: 127.0.0.1:7950 } }\n", "b", "branch")
+        .interception().handoff();
+    assertEquals(7950, h.listen().getPort());
+    assertEquals(java.util.List.of("127.0.0.0/8", "::1/128"), h.allowed(), "handoffs from loopback only by default");
     assertTrue(c.wan().link().pacing());
     assertEquals(6_250_000, TestNodes.config(BASE, "b", "branch").wan().streamWindow(), "default link 1Gbit x 50ms");
     assertEquals(1 << 20, TestNodes.config(BASE + "    link: { bandwidth: 10Mbit, rtt: 10ms }\n", "b", "branch").wan().streamWindow(),
@@ -58,6 +63,9 @@ class ServiceNodeConfigTest {
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, peers: [ { name: a, address: '127.0.0.1:1' } ] }|service-node.peers[0].site: is required",
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, interception: { transparent: { port: 70000 } } }|service-node.interception.transparent.port: must be between 1 and 65535, got 70000",
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, interception: { listeners: [ { listen: '127.0.0.1:0' } ] } }|service-node.interception.listeners[0].target: is required",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, interception: { handoff: { } } }|service-node.interception.handoff.listen: is required",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, interception: { handoff: { listen: '127.0.0.1:0', allowed: [ 'ctl-1' ] } } }|service-node.interception.handoff.allowed[0]: expected a prefix",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, interception: { handoff: { listen: '127.0.0.1:0', allow: [ 10.0.0.1 ] } } }|service-node.interception.handoff.allow: unknown setting",
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, lan: { connect-timeout: soon } }|service-node.lan.connect-timeout: expected a duration",
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, lan: { proxy-buffer-high: 4KiB, proxy-buffer-low: 8KiB } }|service-node.lan.proxy-buffer-low: must be between 0 and proxy-buffer-high",
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, flows: { max-active: -1 } }|service-node.flows.max-active: must be between 1 and 10000000, got -1",

@@ -50,11 +50,29 @@ final class ControllerLink implements AutoCloseable {
         .setSite(view.site())
         .setRole(NodeRole.NODE_ROLE_SERVICE_NODE)
         .setWanAddress(view.wanAddress())
+        .setHandoffAddress(handoffAddress(node))
         .setFlowCapacity(view.flowCapacity())
         .setVersion(String.valueOf(ControllerLink.class.getPackage().getImplementationVersion()))
         .build();
     this.agent = NodeAgent.start(channel, Optional.empty(), registration,
         () -> heartbeat(view), policy -> install(policy, node, registry), peers -> {}, Duration.ofSeconds(30));
+  }
+
+  /**
+   * HOST:PORT of the node's handoff listener for the controllers ({@code interception.handoff}),
+   * empty without one; a wildcard listen address is announced with the WAN listener's host.
+   */
+  static String handoffAddress(ServiceNode node) {
+    InetSocketAddress h = node.handoffAddress();
+    if (h == null) {
+      return "";
+    }
+    java.net.InetAddress host = h.getAddress();
+    if (host == null || host.isAnyLocalAddress()) {
+      host = node.wanAddress().getAddress();
+    }
+    String text = host == null ? h.getHostString() : host.getHostAddress();
+    return (text.contains(":") ? "[" + text + "]" : text) + ":" + h.getPort();
   }
 
   static ControllerLink start(InetSocketAddress controller, ServiceNode node, MeterRegistry registry) {

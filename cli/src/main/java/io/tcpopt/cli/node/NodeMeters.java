@@ -4,9 +4,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.tcpopt.common.profile.LegProfiles;
 import io.tcpopt.servicenode.FlowDecider;
 import io.tcpopt.servicenode.PeerSessionStatus;
 import io.tcpopt.servicenode.ServiceNode;
+import io.tcpopt.servicenode.Verdict;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -34,12 +37,20 @@ final class NodeMeters implements AutoCloseable {
     Timer timer = Timer.builder("tcpopt.flow.classification")
         .description("time to decide a new flow (policy, placement)")
         .register(registry);
-    return (client, destination) -> {
-      long start = System.nanoTime();
-      try {
-        return decider.decide(client, destination);
-      } finally {
-        timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    return new FlowDecider() {
+      @Override
+      public Verdict decide(InetSocketAddress client, InetSocketAddress destination) {
+        long start = System.nanoTime();
+        try {
+          return decider.decide(client, destination);
+        } finally {
+          timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+        }
+      }
+
+      @Override
+      public LegProfiles profiles(InetSocketAddress client, InetSocketAddress destination) {
+        return decider.profiles(client, destination);
       }
     };
   }

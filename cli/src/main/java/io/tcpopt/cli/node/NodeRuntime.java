@@ -112,7 +112,8 @@ public final class NodeRuntime implements AutoCloseable {
     for (InetSocketAddress a : node.listenerAddresses()) {
       out.add(a.getHostString() + ":" + a.getPort());
     }
-    return out.isEmpty() ? "" : ", listeners " + String.join(" ", out);
+    String handoff = node.handoffAddress() == null ? "" : ", handoff " + node.handoffAddress().getHostString() + ":" + node.handoffAddress().getPort();
+    return (out.isEmpty() ? "" : ", listeners " + String.join(" ", out)) + handoff;
   }
 
   /** The service node, or null when the node has no service-node role. */

@@ -3,6 +3,7 @@ package io.tcpopt.cli.node;
 import io.tcpopt.common.policy.CompiledPolicy;
 import io.tcpopt.common.policy.Decision;
 import io.tcpopt.common.policy.FlowKey;
+import io.tcpopt.common.profile.LegProfiles;
 import io.tcpopt.controller.distribution.FlowDispatcher;
 import io.tcpopt.controller.distribution.FlowVerdict;
 import io.tcpopt.servicenode.FlowDecider;
@@ -17,13 +18,13 @@ import java.net.InetSocketAddress;
 final class PolicyDecider {
   private PolicyDecider() {}
 
-  /** Classifies every flow of VPN 0 with {@code policy}; the decision's reason travels along. */
+  /** Classifies every flow of VPN 0 with {@code policy}; the decision's reason and leg profiles travel along. */
   static FlowDecider of(CompiledPolicy policy) {
     return (client, destination) -> {
       Decision d = policy.classify(key(client, destination));
       switch (d.action()) {
         case OPTIMIZE:
-          return new Verdict(Verdict.Kind.OPTIMIZE, d.reason(), d.serviceNodeGroup());
+          return new Verdict(Verdict.Kind.OPTIMIZE, d.reason(), d.serviceNodeGroup(), d.profiles());
         case DROP:
           return new Verdict(Verdict.Kind.DROP, d.reason(), null);
         default:
@@ -32,17 +33,28 @@ final class PolicyDecider {
     };
   }
 
-  /** Decides through the controller: its active policy, then placement in the service-node group. */
+  /**
+   * Decides through the controller: its active policy, then placement in the service-node group.
+   * The far node's server-leg profile comes from the policy alone (no placement, no counting).
+   */
   static FlowDecider of(FlowDispatcher dispatcher) {
-    return (client, destination) -> {
-      FlowVerdict v = dispatcher.decide(client, destination);
-      switch (v.kind()) {
-        case OPTIMIZE:
-          return new Verdict(Verdict.Kind.OPTIMIZE, v.reason(), v.serviceNodeGroup());
-        case DROP:
-          return new Verdict(Verdict.Kind.DROP, v.reason(), null);
-        default:
-          return new Verdict(Verdict.Kind.PASS_THROUGH, v.reason(), null);
+    return new FlowDecider() {
+      @Override
+      public Verdict decide(InetSocketAddress client, InetSocketAddress destination) {
+        FlowVerdict v = dispatcher.decide(client, destination);
+        switch (v.kind()) {
+          case OPTIMIZE:
+            return new Verdict(Verdict.Kind.OPTIMIZE, v.reason(), v.serviceNodeGroup(), v.profiles());
+          case DROP:
+            return new Verdict(Verdict.Kind.DROP, v.reason(), null);
+          default:
+            return new Verdict(Verdict.Kind.PASS_THROUGH, v.reason(), null);
+        }
+      }
+
+      @Override
+      public LegProfiles profiles(InetSocketAddress client, InetSocketAddress destination) {
+        return dispatcher.profiles(client, destination);
       }
     };
   }

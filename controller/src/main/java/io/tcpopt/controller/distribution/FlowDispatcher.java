@@ -1,7 +1,9 @@
 package io.tcpopt.controller.distribution;
 
+import io.tcpopt.common.policy.Action;
 import io.tcpopt.common.policy.Decision;
 import io.tcpopt.common.policy.FlowKey;
+import io.tcpopt.common.profile.LegProfiles;
 import io.tcpopt.controller.policy.ActivePolicy;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -82,6 +84,19 @@ public final class FlowDispatcher {
   /** Forgets a closed flow's pinned node. */
   public void flowClosed(int vpn, InetSocketAddress client, InetSocketAddress originalDestination) {
     distributor.release(key(vpn, client, originalDestination));
+  }
+
+  /**
+   * The per-leg TCP profiles the active policy gives an optimized flow of VPN 0, or null: policy
+   * only, without placement or counting (the far node's server leg asks this).
+   */
+  public LegProfiles profiles(InetSocketAddress client, InetSocketAddress originalDestination) {
+    ActivePolicy active = policy.get();
+    if (active == null) {
+      return null;
+    }
+    Decision d = active.compiled().classify(key(0, client, originalDestination));
+    return d.action() == Action.OPTIMIZE ? d.profiles() : null;
   }
 
   private static FlowKey key(int vpn, InetSocketAddress client, InetSocketAddress destination) {

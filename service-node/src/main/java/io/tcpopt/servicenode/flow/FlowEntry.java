@@ -35,6 +35,7 @@ public final class FlowEntry {
   private volatile String closeReason;
   private volatile Instant end;
   private volatile WanFigures finalFigures = WanFigures.NONE;
+  private volatile LegSettings localLeg;
 
   FlowEntry(FlowTable table, long id, FlowKind kind, String reason, InetSocketAddress client, InetSocketAddress server) {
     this.table = table;
@@ -93,6 +94,11 @@ public final class FlowEntry {
     return closed.get();
   }
 
+  /** Records the options read back from this node's local leg. */
+  public void localLeg(LegSettings settings) {
+    this.localLeg = settings;
+  }
+
   /** Closes the flow once, moving it to the history with {@code why}. */
   public void close(String why) {
     if (closed.compareAndSet(false, true)) {
@@ -108,7 +114,8 @@ public final class FlowEntry {
   FlowRecord snapshot() {
     WanFigures w = closed.get() ? finalFigures : peer == null ? WanFigures.NONE : wan.get();
     return new FlowRecord(id, kind, reason, state, client, server, peer, start, Instant.ofEpochMilli(lastActivityMillis), end,
-        clientToServer.get(), serverToClient.get(), buffered.get(), peakBuffered.get(), w.rttMicros(), w.cwndSegments(), w.retransmits(), closeReason);
+        clientToServer.get(), serverToClient.get(), buffered.get(), peakBuffered.get(), w.rttMicros(), w.cwndSegments(), w.retransmits(), closeReason,
+        localLeg);
   }
 
   String describe() {

@@ -9,6 +9,7 @@ import java.time.Instant;
  * {@code peakBufferedBytes} the most it ever held. WAN figures are -1 when unknown or not carried.
  *
  * @param peer the peer node carrying the flow, or null for pass-through and dropped flows
+ * @param localLeg the options of this node's local leg of an optimized flow once connected, else null
  */
 public record FlowRecord(
     long id,
@@ -28,4 +29,5 @@ public record FlowRecord(
     long wanRttMicros,
     long wanCwndSegments,
     long wanRetransmits,
-    String closeReason) {}
+    String closeReason,
+    LegSettings localLeg) {}

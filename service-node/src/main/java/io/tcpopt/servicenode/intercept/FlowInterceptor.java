@@ -7,8 +7,9 @@ import java.net.InetSocketAddress;
 public interface FlowInterceptor {
   /**
    * @param client the accepted client leg
+   * @param source the client's address: the leg's remote address, or a handoff's PROXY header source
    * @param originalDestination where the client meant to go
    * @param site the destination site when the listener names one, else null (found from peer prefixes)
    */
-  void intercepted(Channel client, InetSocketAddress originalDestination, String site);
+  void intercepted(Channel client, InetSocketAddress source, InetSocketAddress originalDestination, String site);
 }

@@ -27,7 +27,7 @@ public final class InterceptListener implements AutoCloseable {
   /** Binds an explicit listener sending every flow to {@code target} (site may be null). */
   public static InterceptListener explicit(InetSocketAddress listen, InetSocketAddress target, String site, EventLoopGroup boss,
       EventLoopGroup workers, WriteBufferWaterMark watermarks, FlowInterceptor interceptor) throws InterruptedException {
-    ServerBootstrap b = base(boss, workers, watermarks, (ch) -> interceptor.intercepted(ch, target, site));
+    ServerBootstrap b = base(boss, workers, watermarks, (ch) -> interceptor.intercepted(ch, (InetSocketAddress) ch.remoteAddress(), target, site));
     return new InterceptListener(b.bind(listen).sync().channel());
   }
 
@@ -37,7 +37,8 @@ public final class InterceptListener implements AutoCloseable {
     if (!NettyTransport.isEpoll()) {
       throw new IllegalStateException("transparent interception needs Linux with the native epoll transport");
     }
-    ServerBootstrap b = base(boss, workers, watermarks, (ch) -> interceptor.intercepted(ch, (InetSocketAddress) ch.localAddress(), null));
+    ServerBootstrap b = base(boss, workers, watermarks, (ch) -> interceptor.intercepted(ch, (InetSocketAddress) ch.remoteAddress(),
+        (InetSocketAddress) ch.localAddress(), null));
     b.option(EpollChannelOption.IP_TRANSPARENT, true);
     return new InterceptListener(b.bind(listen).sync().channel());
   }

@@ -178,7 +178,7 @@ public final class PassThroughSplice {
           shutdownOutputAfterWrites(other);
         }
       } else if (evt instanceof IdleStateEvent) {
-        abort((isClient ? "client" : "server") + " leg idle for " + options.idleTimeout());
+        abort("idle timeout: no bytes on the " + (isClient ? "client" : "server") + " leg for " + options.idleTimeout());
       }
     }
 

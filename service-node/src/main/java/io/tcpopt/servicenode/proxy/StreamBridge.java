@@ -45,6 +45,7 @@ public final class StreamBridge implements StreamHandler {
   private final boolean legIsClient;
   private final EventLoop loop;
   private final LegOptions options;
+  private final LegTuning tuning;
 
   private MuxStream stream;
   private Channel leg;
@@ -66,21 +67,23 @@ public final class StreamBridge implements StreamHandler {
   private ScheduledFuture<?> openTimer;
   private ChannelFuture connecting;
 
-  private StreamBridge(FlowEntry flow, boolean legIsClient, EventLoop loop, LegOptions options) {
+  private StreamBridge(FlowEntry flow, boolean legIsClient, EventLoop loop, LegOptions options, LegTuning tuning) {
     this.flow = flow;
     this.legIsClient = legIsClient;
     this.loop = loop;
     this.options = options;
+    this.tuning = tuning;
   }
 
   /**
    * Starts an optimized flow at the intercepting node: {@code client} (accepted, not reading yet)
    * is joined to a new stream on {@code connection}. The OPEN leaves with the client's first bytes,
-   * or empty after the coalescing delay for server-speaks-first protocols.
+   * or empty after the coalescing delay for server-speaks-first protocols. {@code tuning} (the
+   * client leg's profile) is applied to the client's socket at once.
    */
   public static void startClientSide(FlowEntry flow, Channel client, StreamMultiplexer connection, InetSocketAddress source,
-      InetSocketAddress destination, LegOptions options, Supplier<WanFigures> figures) {
-    StreamBridge b = new StreamBridge(flow, true, connection.channel().eventLoop(), options);
+      InetSocketAddress destination, LegOptions options, LegTuning tuning, Supplier<WanFigures> figures) {
+    StreamBridge b = new StreamBridge(flow, true, connection.channel().eventLoop(), options, tuning);
     b.opener = connection;
     b.openSource = source;
     b.openDestination = destination;
@@ -88,6 +91,7 @@ public final class StreamBridge implements StreamHandler {
     flow.carriedBy(connection.peerName(), figures);
     flow.state(FlowState.OPEN);
     b.configureLeg(client);
+    flow.localLeg(tuning.apply(client));
     b.run(() -> {
       b.openTimer = b.loop.schedule(b::tryOpen, options.openCoalescing().toNanos(), TimeUnit.NANOSECONDS);
       client.config().setAutoRead(true);
@@ -97,15 +101,17 @@ public final class StreamBridge implements StreamHandler {
   /**
    * Serves a stream the peer opened at the far node: queues the OPEN's first bytes, connects to the
    * server on the stream's own event loop, and joins the leg once connected. A refused or timed-out
-   * connect resets the stream (the client sees a reset).
+   * connect resets the stream (the client sees a reset). The server leg's profile ({@code tuning})
+   * is applied before the connect (buffers) and completely once connected.
    */
   public static void startServerSide(FlowEntry flow, MuxStream stream, ByteBuf firstBytes, InetSocketAddress bindSource,
-      LegOptions options, io.netty.bootstrap.Bootstrap bootstrap) {
-    StreamBridge b = new StreamBridge(flow, false, stream.eventLoop(), options);
+      LegOptions options, LegTuning tuning, io.netty.bootstrap.Bootstrap bootstrap) {
+    StreamBridge b = new StreamBridge(flow, false, stream.eventLoop(), options, tuning);
     b.stream = stream;
     stream.handler(b);
     b.onData(firstBytes, false);
     options.configure(bootstrap.group(stream.eventLoop()));
+    tuning.beforeConnect(bootstrap);
     bootstrap.handler(new ChannelInboundHandlerAdapter() {
       @Override
       public void handlerAdded(ChannelHandlerContext ctx) {
@@ -126,7 +132,7 @@ public final class StreamBridge implements StreamHandler {
 
   private void configureLeg(Channel ch) {
     options.legs().add(ch);
-    ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, options.idleTimeout().toNanos(), TimeUnit.NANOSECONDS));
+    ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, tuning.idleTimeout().toNanos(), TimeUnit.NANOSECONDS));
     ch.pipeline().addLast("bridge", new LegHandler());
   }
 
@@ -316,6 +322,7 @@ public final class StreamBridge implements StreamHandler {
       return;
     }
     leg = ch;
+    flow.localLeg(tuning.apply(ch));
     flow.state(FlowState.OPEN);
     while (!toLegQueue.isEmpty()) {
       ByteBuf b = toLegQueue.poll();
@@ -432,7 +439,7 @@ public final class StreamBridge implements StreamHandler {
       if (evt instanceof ChannelInputShutdownEvent) {
         run(StreamBridge.this::legInputShutdown);
       } else if (evt instanceof IdleStateEvent) {
-        run(() -> abort(WireCodes.IDLE_TIMEOUT, side + " leg idle for " + options.idleTimeout()));
+        run(() -> abort(WireCodes.IDLE_TIMEOUT, "idle timeout: no bytes on the " + side + " leg for " + tuning.idleTimeout()));
       }
       ReferenceCountUtil.release(evt);
     }

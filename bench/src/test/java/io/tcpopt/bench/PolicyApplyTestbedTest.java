@@ -1,0 +1,391 @@
+package io.tcpopt.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.abort;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Issue 3's last "must show": {@code tcpopt policy apply -f deploy/examples/policy.yaml} against
+ * the testbed pair changes which flows are optimized, visible in the flow table.
+ *
+ * <p>Builds the namespace testbed ({@code bench/testbed/up.sh}, prefix {@value #PREFIX}, 20 ms
+ * RTT), runs the example nodes {@code deploy/examples/testbed/branch.yaml} (integrated: controller
+ * + service node, transparent interception) and {@code dc.yaml} from the packaged jar, with their
+ * certificate and token paths pointed at a temporary directory, and an echo server on a bulk port
+ * (5201) and an interactive one (9000). Under the bootstrap policy flows to both ports are
+ * optimized; after {@code policy apply} (run inside the branch namespace, like an operator would)
+ * new flows to 9000 pass through with the policy's reason while 5201 stays optimized. Every flow's
+ * bytes are checked with SHA-256 both ways; the flow table is read with {@code tcpopt flows
+ * --closed -o json}.
+ *
+ * <p>Needs Linux, root, network namespaces, /dev/net/tun, gcc, python3 (the testbed scripts) and
+ * the packaged jar ({@code cli/target/tcpopt.jar} or {@code -Dtcpopt.jar=PATH}); aborts with the
+ * missing piece otherwise. Processes and namespaces are removed in {@code finally} and by a
+ * shutdown hook.
+ */
+class PolicyApplyTestbedTest {
+  private static final Logger log = LoggerFactory.getLogger(PolicyApplyTestbedTest.class);
+  private static final String PREFIX = "tcpopt-pol-";
+  private static final String CLIENT = PREFIX + "client";
+  private static final String BRANCH = PREFIX + "branch";
+  private static final String DC = PREFIX + "dc";
+  private static final String SERVER = PREFIX + "server";
+  private static final int BULK_PORT = 5201;
+  private static final int INTERACTIVE_PORT = 9000;
+  private static final int FLOWS_PER_PORT = 2;
+  private static final int FLOW_BYTES = 256 * 1024;
+  private static final String TOKEN = "policy-apply-test-token";
+  private static final String QUICK_JVM = "-XX:TieredStopAtLevel=1";
+  private static final Pattern FLOW_OBJECT = Pattern.compile("\\{[^{}]*\\}");
+  private static final Pattern CLIENT_FLOW =
+      Pattern.compile("^FLOW port=(\\d+) local=([0-9.]+:\\d+) sent=([0-9a-f]{64}) received=([0-9a-f]{64}) bytes=(\\d+)$");
+
+  private final Path bench = Path.of("").toAbsolutePath();
+  private final Path repo = bench.getParent();
+  private final List<Process> processes = new ArrayList<>();
+
+  @TempDir Path dir;
+
+  @Test
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void applyingThePolicyExamplePassesInteractiveFlowsThroughAndKeepsOptimizingBulk() throws Exception {
+    Path jar = requirePrerequisites();
+    Thread hook = new Thread(this::cleanUp, "policy-apply-test-cleanup");
+    Runtime.getRuntime().addShutdownHook(hook);
+    long started = System.nanoTime();
+    try {
+      script(60, "testbed/up.sh", "--rtt", "20", "--rate", "100");
+      Path branchConfig = nodeConfigs(jar);
+
+      Path dcLog = dir.resolve("dc.log");
+      Path branchLog = dir.resolve("branch.log");
+      Process dc = start(DC, dcLog, "java", "-Xmx384m", "-jar", jar.toString(), "run", "--config", dir.resolve("dc.yaml").toString());
+      Process branch = start(BRANCH, branchLog, "java", "-Xmx384m", "-jar", jar.toString(), "run", "--config", branchConfig.toString());
+      Path serverLog = dir.resolve("server.log");
+      Process server = start(SERVER, serverLog, "java", QUICK_JVM, "-cp", bench.resolve("target/test-classes").toString(),
+          EchoDigestTool.class.getName(), "server", "198.19.1.2", String.valueOf(BULK_PORT), String.valueOf(INTERACTIVE_PORT));
+      awaitReady(branch, branchLog, dc, dcLog, server, serverLog);
+      log.info("testbed and nodes ready after {} ms", (System.nanoTime() - started) / 1_000_000);
+
+      // Bootstrap policy: every branch -> DC flow is optimized, whatever the port.
+      Map<String, Integer> before = clientFlows();
+      Map<String, Flow> table = closedFlows(before.keySet());
+      for (String source : before.keySet()) {
+        Flow f = table.get(source);
+        assertTrue(f.optimized(), () -> "under the bootstrap policy " + source + " should be optimized: " + f);
+      }
+      int fromDcBefore = serverConnectionsFrom(serverLog, "198.19.1.1");
+      assertEquals(before.size(), fromDcBefore, "optimized flows reach the server from the DC node's LAN address");
+
+      Result apply = cli(60, "policy", "apply", "-f", repo.resolve("deploy/examples/policy.yaml").toString());
+      assertEquals(0, apply.exitCode, () -> "policy apply failed: " + apply.stdout + apply.stderr);
+      log.info("policy apply: {}", apply.stdout.strip());
+      Result get = cli(60, "policy", "get");
+      assertTrue(get.stdout.contains("testbed-bulk-only"), () -> "active policy is not the applied one: " + get.stdout + get.stderr);
+
+      // policy.yaml: bulk stays optimized, interactive passes through with seq 10's reason.
+      Map<String, Integer> after = clientFlows();
+      table = closedFlows(after.keySet());
+      int interactive = 0;
+      for (Map.Entry<String, Integer> e : after.entrySet()) {
+        Flow f = table.get(e.getKey());
+        if (e.getValue() == BULK_PORT) {
+          assertTrue(f.optimized(), () -> "bulk flow " + e.getKey() + " should stay optimized: " + f);
+        } else {
+          interactive++;
+          log.info("after apply, {} -> {}: {}", f.source(), f.destination(), f.reason());
+          assertTrue(!f.optimized(), () -> "interactive flow " + e.getKey() + " should pass through: " + f);
+          assertTrue(f.reason().contains("pass-through: seq 10: pass-through"), f::toString);
+        }
+      }
+      assertEquals(FLOWS_PER_PORT, interactive);
+      // Only the new bulk flows came from the DC node; the interactive ones were not carried by it.
+      assertEquals(fromDcBefore + FLOWS_PER_PORT, serverConnectionsFrom(serverLog, "198.19.1.1"),
+          () -> "server connections:\n" + read(serverLog));
+      assertEquals(before.size() + after.size(), serverConnectionsFrom(serverLog, ""), () -> read(serverLog));
+      log.info("policy apply test took {} ms", (System.nanoTime() - started) / 1_000_000);
+    } finally {
+      cleanUp();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException e) {
+        // already shutting down: the hook runs cleanUp itself
+      }
+    }
+  }
+
+  /**
+   * One flow record of {@code tcpopt flows -o json}, the fields this test looks at. A closed flow's
+   * state is CLOSED; it was optimized when it lists the tcp-optimization service (its reason is then
+   * how it ended), else its reason says "(pass-through: REASON)".
+   */
+  private record Flow(String source, String destination, String state, String services, String reason) {
+    boolean optimized() {
+      return services.contains("tcp-optimization") && !reason.contains("pass-through");
+    }
+  }
+
+  /** Copies the example node configs with certificate and token paths in {@link #dir}; returns branch.yaml's copy. */
+  private Path nodeConfigs(Path jar) throws Exception {
+    Path certs = dir.resolve("certs");
+    Result r = exec(60, Map.of(), List.of("java", QUICK_JVM, "-jar", jar.toString(), "certs", "--out", certs.toString(),
+        "--nodes", "branch-1,dc-1"));
+    assertEquals(0, r.exitCode, () -> "tcpopt certs failed: " + r.stderr);
+    Path secrets = Files.createDirectories(dir.resolve("secrets"));
+    Files.writeString(secrets.resolve("operator-token"), TOKEN + "\n");
+    for (String name : List.of("branch.yaml", "dc.yaml")) {
+      String yaml = Files.readString(repo.resolve("deploy/examples/testbed").resolve(name))
+          .replace("deploy/examples/testbed/certs/", certs + "/")
+          .replace("deploy/examples/testbed/secrets/", secrets + "/");
+      Files.writeString(dir.resolve(name), yaml);
+    }
+    String branch = Files.readString(dir.resolve("branch.yaml"));
+    assertTrue(branch.contains("roles: [controller, service-node]") && branch.contains(secrets + "/operator-token"), branch);
+    return dir.resolve("branch.yaml");
+  }
+
+  /** Ready: the branch intercepts on 7900, serves the API on 7700 and holds a session to the DC; the server listens. */
+  private void awaitReady(Process branch, Path branchLog, Process dc, Path dcLog, Process server, Path serverLog)
+      throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    while (System.nanoTime() < deadline) {
+      for (Object[] p : new Object[][] {{branch, branchLog}, {dc, dcLog}, {server, serverLog}}) {
+        if (!((Process) p[0]).isAlive()) {
+          throw new AssertionError(p[1] + " exited early:\n" + read((Path) p[1]));
+        }
+      }
+      if (read(branchLog).contains("session to peer")
+          && read(serverLog).contains("LISTENING")
+          && listening(BRANCH, 7900)
+          && listening(BRANCH, 7700)) {
+        return;
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("nodes not ready in 90 s\nbranch:\n" + read(branchLog) + "\ndc:\n" + read(dcLog));
+  }
+
+  private boolean listening(String ns, int port) throws Exception {
+    return !exec(10, Map.of(), List.of("ip", "netns", "exec", ns, "ss", "-Hltn", "sport = :" + port)).stdout.isBlank();
+  }
+
+  /** Runs the echo client to both ports; returns each flow's client address ("IP:PORT") and destination port. */
+  private Map<String, Integer> clientFlows() throws Exception {
+    Map<String, Integer> flows = new LinkedHashMap<>();
+    for (int port : List.of(BULK_PORT, INTERACTIVE_PORT)) {
+      Result r = exec(60, Map.of(), List.of("ip", "netns", "exec", CLIENT, "java", QUICK_JVM, "-cp",
+          bench.resolve("target/test-classes").toString(), EchoDigestTool.class.getName(), "client", "198.19.1.2",
+          String.valueOf(port), String.valueOf(FLOWS_PER_PORT), String.valueOf(FLOW_BYTES)));
+      assertEquals(0, r.exitCode, () -> "client to port " + port + " failed:\n" + r.stdout + r.stderr);
+      assertTrue(r.stdout.contains("DONE ok=" + FLOWS_PER_PORT + " failed=0"), r.stdout);
+      for (String line : r.stdout.lines().filter(l -> l.startsWith("FLOW")).toList()) {
+        Matcher m = CLIENT_FLOW.matcher(line);
+        assertTrue(m.matches(), line);
+        assertEquals(m.group(3), m.group(4), "SHA-256 of the bytes sent and echoed back: " + line);
+        assertEquals(FLOW_BYTES, Integer.parseInt(m.group(5)), line);
+        flows.put(m.group(2), port);
+      }
+    }
+    assertEquals(2 * FLOWS_PER_PORT, flows.size(), flows::toString);
+    return flows;
+  }
+
+  /** Polls {@code tcpopt flows --closed -o json} in the branch namespace until every source is listed. */
+  private Map<String, Flow> closedFlows(Iterable<String> sources) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    String last = "";
+    while (System.nanoTime() < deadline) {
+      Result r = cli(30, "flows", "--closed", "-o", "json");
+      assertEquals(0, r.exitCode, () -> "tcpopt flows failed: " + r.stderr);
+      last = r.stdout;
+      Map<String, Flow> bySource = new LinkedHashMap<>();
+      Matcher objects = FLOW_OBJECT.matcher(r.stdout);
+      while (objects.find()) {
+        String o = objects.group();
+        Flow f = new Flow(field(o, "source"), field(o, "destination"), field(o, "state"), field(o, "services"), field(o, "reason"));
+        bySource.put(f.source(), f);
+      }
+      boolean all = true;
+      for (String s : sources) {
+        all &= bySource.containsKey(s);
+      }
+      if (all) {
+        return bySource;
+      }
+      Thread.sleep(500);
+    }
+    throw new AssertionError("closed flows never listed all of " + sources + "; last answer:\n" + last);
+  }
+
+  /** A string, null or array field of one flat JSON object, as text ("" when absent or null). */
+  private static String field(String object, String name) {
+    Matcher m = Pattern.compile("\"" + name + "\"\\s*:\\s*(\"((?:[^\"\\\\]|\\\\.)*)\"|\\[[^\\]]*\\]|null)").matcher(object);
+    if (!m.find() || m.group(1).equals("null")) {
+      return "";
+    }
+    return m.group(2) != null ? m.group(2) : m.group(1);
+  }
+
+  private int serverConnectionsFrom(Path serverLog, String address) {
+    return (int) read(serverLog).lines().filter(l -> l.startsWith("CONN") && l.contains("remote=/" + address)).count();
+  }
+
+  /** An operator command run inside the branch namespace against the integrated controller. */
+  private Result cli(int timeoutSeconds, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", BRANCH, "java", QUICK_JVM, "-jar",
+        tcpoptJar().toString()));
+    command.addAll(List.of(args));
+    return exec(timeoutSeconds, Map.of("TCPOPT_TOKEN", TOKEN), command);
+  }
+
+  private Path requirePrerequisites() throws Exception {
+    if (!System.getProperty("os.name", "").toLowerCase().contains("linux")) {
+      abort("policy apply testbed test needs Linux network namespaces");
+    }
+    String uid = Files.readAllLines(Path.of("/proc/self/status")).stream()
+        .filter(line -> line.startsWith("Uid:")).findFirst().orElse("Uid: -1").split("\\s+")[1];
+    if (!uid.equals("0")) {
+      abort("policy apply testbed test needs root (namespaces, TUN devices, TPROXY rules); running as uid " + uid);
+    }
+    if (!Files.exists(Path.of("/dev/net/tun"))) {
+      abort("policy apply testbed test needs /dev/net/tun");
+    }
+    for (String tool : List.of("ip", "gcc", "python3", "ss", "nft")) {
+      if (!onPath(tool)) {
+        abort("policy apply testbed test needs " + tool + " on the PATH");
+      }
+    }
+    if (!Files.isExecutable(bench.resolve("testbed/up.sh"))) {
+      abort("policy apply testbed test must run in the bench module directory; not found: " + bench.resolve("testbed/up.sh"));
+    }
+    Path jar = tcpoptJar();
+    if (!Files.isRegularFile(jar)) {
+      abort("policy apply testbed test needs the packaged jar at " + jar + " (mvn package, or -Dtcpopt.jar=PATH)");
+    }
+    String probe = PREFIX + "probe";
+    if (exec(10, Map.of(), List.of("ip", "netns", "add", probe)).exitCode != 0) {
+      abort("policy apply testbed test cannot create network namespaces here");
+    }
+    exec(10, Map.of(), List.of("ip", "netns", "del", probe));
+    return jar;
+  }
+
+  private Path tcpoptJar() {
+    String configured = System.getProperty("tcpopt.jar");
+    return configured != null ? Path.of(configured) : repo.resolve("cli/target/tcpopt.jar");
+  }
+
+  private static boolean onPath(String tool) {
+    for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
+      if (!d.isEmpty() && Files.isExecutable(Path.of(d, tool))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Starts a long-running process in a namespace, working directory the repository root, output to {@code logFile}. */
+  private Process start(String ns, Path logFile, String... command) throws IOException {
+    List<String> argv = new ArrayList<>(List.of("ip", "netns", "exec", ns));
+    argv.addAll(List.of(command));
+    ProcessBuilder b = new ProcessBuilder(argv).directory(repo.toFile()).redirectErrorStream(true)
+        .redirectOutput(logFile.toFile());
+    b.environment().remove("TCPOPT_CONTROLLER");
+    Process p = b.start();
+    synchronized (processes) {
+      processes.add(p);
+    }
+    return p;
+  }
+
+  /** Stops what this test started (nodes first, so they remove their rules), then the testbed. Idempotent. */
+  private void cleanUp() {
+    List<Process> mine;
+    synchronized (processes) {
+      mine = new ArrayList<>(processes);
+      processes.clear();
+    }
+    for (Process p : mine) {
+      p.destroy();
+    }
+    for (Process p : mine) {
+      try {
+        if (!p.waitFor(10, TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+        }
+      } catch (InterruptedException e) {
+        p.destroyForcibly();
+        Thread.currentThread().interrupt();
+      }
+    }
+    try {
+      Result r = exec(60, Map.of(), List.of(bench.resolve("testbed/down.sh").toString()));
+      if (r.exitCode != 0) {
+        log.warn("testbed/down.sh exit {}: {}", r.exitCode, r.stderr.strip());
+      }
+    } catch (Exception e) {
+      log.warn("testbed/down.sh failed during cleanup", e);
+    }
+  }
+
+  private void script(int timeoutSeconds, String script, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(bench.resolve(script).toString()));
+    command.addAll(List.of(args));
+    Result r = exec(timeoutSeconds, Map.of(), command);
+    if (r.exitCode != 0) {
+      throw new AssertionError(script + " failed (exit " + r.exitCode + "): " + r.stderr.strip());
+    }
+  }
+
+  /** The file's text; "" when it does not exist (yet), the error when it cannot be read. */
+  private static String read(Path file) {
+    try {
+      return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+    } catch (IOException e) {
+      return "(cannot read " + file + ": " + e + ")";
+    }
+  }
+
+  private record Result(int exitCode, String stdout, String stderr) {}
+
+  private Result exec(int timeoutSeconds, Map<String, String> env, List<String> command)
+      throws IOException, InterruptedException {
+    Path out = Files.createTempFile("tcpopt-pol", ".out");
+    Path err = Files.createTempFile("tcpopt-pol", ".err");
+    try {
+      ProcessBuilder builder = new ProcessBuilder(command).directory(repo.toFile())
+          .redirectOutput(out.toFile()).redirectError(err.toFile());
+      builder.environment().put("TCPOPT_NS_PREFIX", PREFIX);
+      builder.environment().remove("TCPOPT_CONTROLLER");
+      builder.environment().putAll(env);
+      Process process = builder.start();
+      if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+        process.descendants().forEach(ProcessHandle::destroy);
+        process.destroy();
+        process.waitFor(5, TimeUnit.SECONDS);
+        throw new AssertionError(String.join(" ", command) + " did not finish in " + timeoutSeconds + " s");
+      }
+      return new Result(process.exitValue(), read(out), read(err));
+    } finally {
+      Files.deleteIfExists(out);
+      Files.deleteIfExists(err);
+    }
+  }
+}

@@ -1,6 +1,7 @@
 package io.tcpopt.common.tls;
 
 import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
@@ -17,8 +18,12 @@ import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.security.auth.x500.X500Principal;
 
 /**
- * Netty {@link SslContext}s for node-to-node mutual TLS: TLS 1.3 only, the JDK provider, a peer
- * certificate required in both directions and trusted only when it chains to the configured CA.
+ * Netty {@link SslContext}s for node-to-node mutual TLS: TLS 1.3 only, a peer certificate required
+ * in both directions and trusted only when it chains to the configured CA.
+ *
+ * <p>The provider is BoringSSL (netty-tcnative, {@link SslProvider#OPENSSL}) when its native library
+ * loads and supports TLS 1.3: it encrypts several times cheaper per byte than the JDK's SSLEngine,
+ * which is what bounds the data path's CPU cost. Elsewhere the JDK provider serves, same settings.
  *
  * <p>Peers are authenticated by the private CA, not by host name: nodes dial each other by IP
  * address (198.18.0.2 in the testbed), which a demo certificate does not name, so client-side
@@ -70,9 +75,14 @@ public final class TlsContexts {
     return Optional.ofNullable(dns != null ? dns : subjectCommonName(cert));
   }
 
+  /** The provider contexts are built with: OpenSSL (BoringSSL) when usable, else the JDK's. */
+  public static SslProvider provider() {
+    return OpenSsl.isAvailable() && SslProvider.isTlsv13Supported(SslProvider.OPENSSL) ? SslProvider.OPENSSL : SslProvider.JDK;
+  }
+
   private static SslContext build(SslContextBuilder builder, TlsFiles files) {
     try {
-      return builder.sslProvider(SslProvider.JDK).protocols(TLS_1_3).build();
+      return builder.sslProvider(provider()).protocols(TLS_1_3).build();
     } catch (SSLException | RuntimeException e) {
       throw new IllegalArgumentException(
           "cannot build a TLS context from " + files.certificateChain() + ": " + e.getMessage(), e);

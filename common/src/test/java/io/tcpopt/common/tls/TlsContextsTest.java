@@ -18,6 +18,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
@@ -62,6 +63,30 @@ class TlsContextsTest {
     assertEquals("TLSv1.3", o.serverProtocol);
     assertEquals("branch-1", o.serverSawPeer);
     assertEquals("dc-1", o.clientSawPeer);
+    assertEquals("echo:hello over mutual TLS", o.reply.get(5, TimeUnit.SECONDS));
+  }
+
+  @Test
+  void boringSslServesOnLinuxX86AndSpeaksToTheJdkProvider() throws Exception {
+    boolean linuxX86 = System.getProperty("os.name").startsWith("Linux") && System.getProperty("os.arch").equals("amd64");
+    if (linuxX86) {
+      assertTrue(OpenSsl.isAvailable(), () -> "netty-tcnative-boringssl-static must load here: " + OpenSsl.unavailabilityCause());
+      assertEquals(SslProvider.OPENSSL, TlsContexts.provider());
+    }
+    TlsFiles branch = nodes.get("branch-1");
+    SslContext jdkClient =
+        SslContextBuilder.forClient()
+            .sslProvider(SslProvider.JDK)
+            .protocols("TLSv1.3")
+            .keyManager(PemMaterial.privateKey(branch.privateKey()), PemMaterial.certificates(branch.certificateChain()).get(0))
+            .trustManager(PemMaterial.certificates(branch.trustedCertificates()).get(0))
+            .endpointIdentificationAlgorithm(null)
+            .build();
+
+    Outcome o = connect(TlsContexts.server(nodes.get("dc-1")), jdkClient);
+
+    assertTrue(o.server.isSuccess(), () -> "server handshake: " + o.server.cause());
+    assertEquals("branch-1", o.serverSawPeer);
     assertEquals("echo:hello over mutual TLS", o.reply.get(5, TimeUnit.SECONDS));
   }
 

@@ -56,7 +56,6 @@ public final class FlowTable {
   }
 
   void closed(FlowEntry e) {
-    active.remove(e.id);
     FlowRecord r = e.snapshot();
     synchronized (closed) {
       closed.addLast(r);
@@ -64,6 +63,8 @@ public final class FlowTable {
         closed.removeFirst();
       }
     }
+    // Only now leaves the active set: whoever sees it gone from there finds it in the history.
+    active.remove(e.id);
     log.debug("close {} after {} bytes: {}", e.describe(), e.totalBytes(), e.closeReason());
   }
 

@@ -3,15 +3,25 @@ package io.tcpopt.servicenode.session;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslContext;
 import io.tcpopt.servicenode.wire.FrameCodec;
 import java.net.InetSocketAddress;
 
 /**
- * Pipeline of one WAN connection, dialled or accepted: optional mutual TLS, the frame codec, the
- * multiplexer. WAN socket tuning (congestion control, pacing) is applied as the channel starts.
+ * Pipeline of one WAN connection, dialled or accepted: optional mutual TLS, flush consolidation,
+ * the frame codec, the multiplexer. WAN socket tuning (congestion control, pacing) is applied as the
+ * channel starts.
+ *
+ * <p>Streams flush on their own schedule (each leg at the end of its read batch, WINDOW_UPDATEs,
+ * PING answers). Every flush that reaches the TLS handler costs a TLS record boundary and a
+ * syscall, so flushes are consolidated: while the connection itself is reading they wait for its
+ * read batch to end, otherwise they are merged into one flush later in the same event-loop cycle
+ * (at most {@value #FLUSHES_BEFORE_FORCED} are held back).
  */
 public final class WanChannelInitializer extends ChannelInitializer<SocketChannel> {
+  static final int FLUSHES_BEFORE_FORCED = 64;
+
   private final SslContext ssl;
   private final SessionSettings settings;
   private final boolean dialler;
@@ -36,6 +46,7 @@ public final class WanChannelInitializer extends ChannelInitializer<SocketChanne
   protected void initChannel(SocketChannel ch) {
     ChannelPipeline p = ch.pipeline();
     configureTls(ch, p);
+    p.addLast("flush-consolidation", new FlushConsolidationHandler(FLUSHES_BEFORE_FORCED, true));
     p.addLast("frames", new FrameCodec(settings.maxFrameSize()));
     p.addLast("mux", new StreamMultiplexer(settings, dialler, acceptor, listener));
     sockets.applyWhenActive(ch);

@@ -2,6 +2,7 @@ package io.tcpopt.servicenode.session;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -15,6 +16,12 @@ import java.util.Optional;
  * pacing). TCP_INFO of a connection is read here for flow records and session status.
  */
 public final class WanSockets {
+  /**
+   * Reads on WAN connections grow up to 256 KiB (Netty's default stops at 64 KiB): a busy
+   * connection carries many streams, and each read batch is decrypted and dispatched in one pass.
+   */
+  static final int MAX_READ_BYTES = 256 * 1024;
+
   private final WriteBufferWaterMark watermarks;
   private final Tuning tuning;
 
@@ -57,13 +64,19 @@ public final class WanSockets {
   }
 
   public void configure(Bootstrap b) {
-    b.option(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks).option(ChannelOption.TCP_NODELAY, true);
+    b.option(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks).option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.RCVBUF_ALLOCATOR, readAllocator());
     tuning.configure(b);
   }
 
   public void configure(ServerBootstrap b) {
-    b.childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks).childOption(ChannelOption.TCP_NODELAY, true);
+    b.childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks).childOption(ChannelOption.TCP_NODELAY, true)
+        .childOption(ChannelOption.RCVBUF_ALLOCATOR, readAllocator());
     tuning.configure(b);
+  }
+
+  private static AdaptiveRecvByteBufAllocator readAllocator() {
+    return new AdaptiveRecvByteBufAllocator(2048, 16 * 1024, MAX_READ_BYTES);
   }
 
   public Optional<WanStats> stats(Channel ch) {

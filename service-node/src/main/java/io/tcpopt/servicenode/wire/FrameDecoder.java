@@ -14,6 +14,9 @@ import java.util.List;
  * length against this side's maximum frame size) before a single payload byte is awaited, so a
  * hostile length never makes the node buffer more than one maximum frame. The first frame must be
  * HELLO. Any violation throws {@link WireProtocolException}; after that the decoder discards input.
+ *
+ * <p>Input is accumulated as a composite buffer, not merged: a frame spanning several reads (or
+ * several TLS records) is sliced out of the buffers it arrived in instead of being copied into one.
  */
 final class FrameDecoder extends ByteToMessageDecoder {
   private final int maxFrameSize;
@@ -22,6 +25,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
 
   FrameDecoder(int maxFrameSize) {
     this.maxFrameSize = maxFrameSize;
+    setCumulator(COMPOSITE_CUMULATOR);
   }
 
   @Override

@@ -339,8 +339,9 @@ efficiency() {
     esac
     spawn iperf3-server "$LOOP_NS" iperf3 -s -1 -B 127.0.0.1 -p "$IPERF_PORT"
     wait_listen "$LOOP_NS" "$IPERF_PORT" 5 || true
-    # warm-up (unrecorded), then the measured run against a fresh one-off server
-    ip netns exec "$LOOP_NS" timeout -s INT -k 10 30 iperf3 -c 127.0.0.1 -p "$port" -R -C cubic -P 4 -t 5 \
+    # warm-up (unrecorded, 30 s: the JVM relays need that long for the JIT to settle), then the
+    # measured run against a fresh one-off server
+    ip netns exec "$LOOP_NS" timeout -s INT -k 10 60 iperf3 -c 127.0.0.1 -p "$port" -R -C cubic -P 4 -t 30 \
       > "$RESULTS/logs/efficiency-warm-up-$mode.txt" 2>&1 || true
     stop iperf3-server
     spawn iperf3-server "$LOOP_NS" iperf3 -s -1 -B 127.0.0.1 -p "$IPERF_PORT"

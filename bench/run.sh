@@ -207,6 +207,14 @@ mode_works() {
 # ------------------------------------------------------------------ measurements
 set_link() { "$TESTBED_DIR/link.sh" --rtt "$1" --loss "$2" --rate "$LINK_MBIT" 2> /dev/null; }
 
+# The emulator changes the RTT of a live link in one step, which no real WAN does. Connections
+# that outlive the change (tcpopt's warm sessions, kcptun's) would carry the old path's model
+# into the next row: BBR keeps the old minimum RTT for its 10 s filter window, so after 0 -> 50 ms
+# it runs at a fraction of the link for ~10 s. Every mode waits the same LINK_SETTLE seconds after
+# an RTT change, as a link that has always had that RTT.
+LINK_SETTLE="${LINK_SETTLE:-11}"
+settle_link() { progress "  link settles ${LINK_SETTLE}s at the new RTT"; sleep "$LINK_SETTLE"; }
+
 bulk_run() { # bulk_run MODE RTT LOSS -> CSV row in bulk.csv
   local mode="$1" rtt="$2" loss="$3" json="$RESULTS/logs/bulk-$1-rtt$2-loss$3.json"
   spawn iperf3-server "$NS_SERVER" iperf3 -s -1 -B "$SERVER_IP" -p "$IPERF_PORT"
@@ -407,9 +415,11 @@ if wants 1 || wants 2 || wants 3; then
     warm_up "$mode"
     if wants 1; then
       progress "[1] throughput vs RTT, $mode"
+      last_rtt=0
       for loss in $LOSSES; do
         for rtt in $RTTS; do
           set_link "$rtt" "$loss"
+          if [ "$rtt" != "$last_rtt" ]; then settle_link; last_rtt="$rtt"; fi
           bulk_run "$mode" "$rtt" "$loss"
         done
       done

@@ -256,49 +256,18 @@ class PolicyApplyTestbedTest {
   }
 
   private Path requirePrerequisites() throws Exception {
-    if (!System.getProperty("os.name", "").toLowerCase().contains("linux")) {
-      abort("policy apply testbed test needs Linux network namespaces");
-    }
-    String uid = Files.readAllLines(Path.of("/proc/self/status")).stream()
-        .filter(line -> line.startsWith("Uid:")).findFirst().orElse("Uid: -1").split("\\s+")[1];
-    if (!uid.equals("0")) {
-      abort("policy apply testbed test needs root (namespaces, TUN devices, TPROXY rules); running as uid " + uid);
-    }
-    if (!Files.exists(Path.of("/dev/net/tun"))) {
-      abort("policy apply testbed test needs /dev/net/tun");
-    }
-    for (String tool : List.of("ip", "gcc", "python3", "ss", "nft")) {
-      if (!onPath(tool)) {
-        abort("policy apply testbed test needs " + tool + " on the PATH");
-      }
-    }
-    if (!Files.isExecutable(bench.resolve("testbed/up.sh"))) {
-      abort("policy apply testbed test must run in the bench module directory; not found: " + bench.resolve("testbed/up.sh"));
-    }
+    TestbedPrerequisites.require("policy apply testbed test", "namespaces, TUN devices, TPROXY rules",
+        List.of("ip", "gcc", "python3", "ss", "nft"), bench, PREFIX + "probe");
     Path jar = tcpoptJar();
     if (!Files.isRegularFile(jar)) {
       abort("policy apply testbed test needs the packaged jar at " + jar + " (mvn package, or -Dtcpopt.jar=PATH)");
     }
-    String probe = PREFIX + "probe";
-    if (exec(10, Map.of(), List.of("ip", "netns", "add", probe)).exitCode != 0) {
-      abort("policy apply testbed test cannot create network namespaces here");
-    }
-    exec(10, Map.of(), List.of("ip", "netns", "del", probe));
     return jar;
   }
 
   private Path tcpoptJar() {
     String configured = System.getProperty("tcpopt.jar");
     return configured != null ? Path.of(configured) : repo.resolve("cli/target/tcpopt.jar");
-  }
-
-  private static boolean onPath(String tool) {
-    for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
-      if (!d.isEmpty() && Files.isExecutable(Path.of(d, tool))) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** Starts a long-running process in a namespace, working directory the repository root, output to {@code logFile}. */

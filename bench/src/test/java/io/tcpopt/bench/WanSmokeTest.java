@@ -75,39 +75,8 @@ class WanSmokeTest {
   }
 
   private void requireTestbedPrerequisites() throws Exception {
-    if (!System.getProperty("os.name", "").toLowerCase().contains("linux")) {
-      abort("WAN smoke test needs Linux network namespaces");
-    }
-    String uid = Files.readAllLines(Path.of("/proc/self/status")).stream()
-        .filter(line -> line.startsWith("Uid:")).findFirst().orElse("Uid: -1").split("\\s+")[1];
-    if (!uid.equals("0")) {
-      abort("WAN smoke test needs root (namespaces, TUN devices); running as uid " + uid);
-    }
-    if (!Files.exists(Path.of("/dev/net/tun"))) {
-      abort("WAN smoke test needs /dev/net/tun");
-    }
-    for (String tool : List.of("ip", "gcc", "iperf3", "python3", "ss", "timeout")) {
-      if (!onPath(tool)) {
-        abort("WAN smoke test needs " + tool + " on the PATH");
-      }
-    }
-    if (!Files.isExecutable(bench.resolve("testbed/up.sh"))) {
-      abort("WAN smoke test must run in the bench module directory; not found: " + bench.resolve("testbed/up.sh"));
-    }
-    String probe = PREFIX + "probe";
-    if (exec(10, Map.of(), List.of("ip", "netns", "add", probe)).exitCode != 0) {
-      abort("WAN smoke test cannot create network namespaces here");
-    }
-    exec(10, Map.of(), List.of("ip", "netns", "del", probe));
-  }
-
-  private static boolean onPath(String tool) {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
-      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
-        return true;
-      }
-    }
-    return false;
+    TestbedPrerequisites.require("WAN smoke test", "namespaces, TUN devices",
+        List.of("ip", "gcc", "iperf3", "python3", "ss", "timeout"), bench, PREFIX + "probe");
   }
 
   /** Runs a bench script with the smoke prefix; returns its stdout, fails the test on a non-zero exit. */

@@ -6,7 +6,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.haproxy.HAProxyCommand;
@@ -17,7 +16,6 @@ import io.netty.handler.codec.haproxy.HAProxyProxiedProtocol;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.tcpopt.servicenode.proxy.EpollHalfCloseWorkaround;
-import io.tcpopt.servicenode.session.NettyTransport;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -53,13 +51,7 @@ public final class HandoffListener implements AutoCloseable {
    */
   public static HandoffListener bind(InetSocketAddress listen, Predicate<InetAddress> allowed, Duration headerTimeout, EventLoopGroup boss,
       EventLoopGroup workers, WriteBufferWaterMark watermarks, FlowInterceptor interceptor) throws InterruptedException {
-    ServerBootstrap b = new ServerBootstrap()
-        .group(boss, workers)
-        .channel(NettyTransport.serverChannel())
-        .option(ChannelOption.SO_BACKLOG, 1024)
-        .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks)
+    ServerBootstrap b = InterceptListener.legServer(boss, workers, watermarks)
         .childHandler(new ChannelInitializer<Channel>() {
           @Override
           protected void initChannel(Channel ch) {

@@ -48,15 +48,24 @@ public final class InterceptListener implements AutoCloseable {
     void accepted(Channel ch);
   }
 
-  private static ServerBootstrap base(EventLoopGroup boss, EventLoopGroup workers, WriteBufferWaterMark watermarks, Accepted accepted) {
+  /**
+   * A server bootstrap for accepted LAN legs, shared by every listener of this package: the
+   * transport's server channel, a deep backlog, half-closure allowed, TCP_NODELAY, the legs'
+   * write watermarks.
+   */
+  static ServerBootstrap legServer(EventLoopGroup boss, EventLoopGroup workers, WriteBufferWaterMark watermarks) {
     return new ServerBootstrap()
         .group(boss, workers)
         .channel(NettyTransport.serverChannel())
         .option(ChannelOption.SO_BACKLOG, 1024)
-        .childOption(ChannelOption.AUTO_READ, false)
         .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .childOption(ChannelOption.TCP_NODELAY, true)
-        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks)
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks);
+  }
+
+  private static ServerBootstrap base(EventLoopGroup boss, EventLoopGroup workers, WriteBufferWaterMark watermarks, Accepted accepted) {
+    return legServer(boss, workers, watermarks)
+        .childOption(ChannelOption.AUTO_READ, false)
         .childHandler(new ChannelInitializer<Channel>() {
           @Override
           protected void initChannel(Channel ch) {

@@ -36,10 +36,16 @@ final class ReuseFront implements AutoCloseable {
   final ReusePools pools;
   final Queue<HttpReuseUpstream> upstreams = new ConcurrentLinkedQueue<>();
   final Queue<String> resets = new ConcurrentLinkedQueue<>();
-  private final EventLoopGroup group = NettyTransport.group(2, "reuse-front");
+  private final EventLoopGroup group;
   private final Channel server;
 
   ReuseFront(InetSocketAddress target, HttpReuseProfile profile, Duration firstRequestTimeout) throws InterruptedException {
+    this(target, profile, firstRequestTimeout, 2);
+  }
+
+  /** With {@code loops} event loops: one pool per loop, so one loop makes pool counts exact. */
+  ReuseFront(InetSocketAddress target, HttpReuseProfile profile, Duration firstRequestTimeout, int loops) throws InterruptedException {
+    group = NettyTransport.group(loops, "reuse-front");
     pools = new ReusePools(new TcpServerConnector(Duration.ofSeconds(5), new WriteBufferWaterMark(32 << 10, 64 << 10)), metrics);
     server = new ServerBootstrap()
         .group(group)

@@ -33,7 +33,7 @@ class ServiceProfilesTest {
     assertFalse(c.hasCertificate());
     assertTrue(c.dynamicRecordSizing());
     assertEquals(1400, c.smallRecordSize());
-    assertEquals(1400 - 29, c.smallRecordPlaintext());
+    assertEquals(1400 - 40, c.smallRecordPlaintext());
     assertEquals(1L << 20, c.threshold());
     assertEquals(Duration.ofSeconds(1), c.idleReset());
     assertEquals(16384, c.maximumRecordSize());

@@ -14,27 +14,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What reuse cannot frame safely becomes a plain relay over a connection of the flow's own: every
  * byte both ways, half-close mirrored, counted by reason.
  */
 class HttpReuseFallbackTest {
-  private final List<AutoCloseable> closeables = new ArrayList<>();
-
-  @AfterEach
-  void closeAll() throws Exception {
-    for (int i = closeables.size() - 1; i >= 0; i--) {
-      closeables.get(i).close();
-    }
-  }
-
-  private <T extends AutoCloseable> T closing(T c) {
-    closeables.add(c);
-    return c;
-  }
+  @RegisterExtension final Closer closer = new Closer();
 
   /** Sends {@code bytes}, half-closes, and returns everything read until EOF. */
   private static byte[] exchange(InetSocketAddress front, byte[] bytes) throws Exception {
@@ -61,8 +49,8 @@ class HttpReuseFallbackTest {
 
   @Test
   void streamsReuseCannotFrameAreRelayedByteForByte() throws Exception {
-    RawBackend echo = closing(new RawBackend(RawBackend::echo));
-    ReuseFront front = closing(new ReuseFront(echo.address(), HttpReuseProfile.oneconnect(), Duration.ofSeconds(5)));
+    RawBackend echo = closer.add(new RawBackend(RawBackend::echo));
+    ReuseFront front = closer.add(new ReuseFront(echo.address(), HttpReuseProfile.oneconnect(), Duration.ofSeconds(5)));
     byte[] tls = random(300_000);
     tls[0] = 0x16; // a TLS record type: not a request line
     byte[][] cases = {
@@ -89,12 +77,12 @@ class HttpReuseFallbackTest {
 
   @Test
   void aServerThatSpeaksFirstGetsAPlainRelayAfterTheFirstRequestTimeout() throws Exception {
-    RawBackend banner = closing(new RawBackend((s, n) -> {
+    RawBackend banner = closer.add(new RawBackend((s, n) -> {
       s.getOutputStream().write("220 smtp.example ESMTP\r\n".getBytes(StandardCharsets.US_ASCII));
       s.getOutputStream().flush();
       RawBackend.echo(s, n);
     }));
-    ReuseFront front = closing(new ReuseFront(banner.address(), HttpReuseProfile.oneconnect(), Duration.ofMillis(200)));
+    ReuseFront front = closer.add(new ReuseFront(banner.address(), HttpReuseProfile.oneconnect(), Duration.ofMillis(200)));
     try (Socket s = new Socket(front.address().getAddress(), front.address().getPort())) {
       s.setSoTimeout(20_000);
       InputStream in = s.getInputStream();
@@ -110,8 +98,8 @@ class HttpReuseFallbackTest {
 
   @Test
   void http10WithoutKeepAliveIsServedAndEndsTheFlowAsTheServerWould() throws Exception {
-    HttpBackend backend = closing(new HttpBackend());
-    ReuseFront front = closing(new ReuseFront(backend.address(), HttpReuseProfile.oneconnect(), Duration.ofSeconds(5), 1));
+    HttpBackend backend = closer.add(new HttpBackend());
+    ReuseFront front = closer.add(new ReuseFront(backend.address(), HttpReuseProfile.oneconnect(), Duration.ofSeconds(5), 1));
     for (int i = 0; i < 3; i++) {
       try (Socket s = new Socket(front.address().getAddress(), front.address().getPort())) {
         s.setSoTimeout(20_000);

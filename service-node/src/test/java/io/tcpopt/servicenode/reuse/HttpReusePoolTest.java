@@ -22,24 +22,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The OneConnect settings at work: max-reuse, idle-timeout, max-size, max-age, source-mask; stale connections. */
 class HttpReusePoolTest {
-  private final List<AutoCloseable> closeables = new ArrayList<>();
-
-  @AfterEach
-  void closeAll() throws Exception {
-    for (int i = closeables.size() - 1; i >= 0; i--) {
-      closeables.get(i).close();
-    }
-  }
-
-  private <T extends AutoCloseable> T closing(T c) {
-    closeables.add(c);
-    return c;
-  }
+  @RegisterExtension final Closer closer = new Closer();
 
   private static RawHttp.Response get(InetSocketAddress front, InetAddress from, String path) throws IOException {
     try (Socket s = new Socket(front.getAddress(), front.getPort(), from, 0)) {
@@ -113,8 +101,8 @@ class HttpReusePoolTest {
 
   @Test
   void aConnectionServesAtMostOnePlusMaxReuseRequests() throws Exception {
-    HttpBackend backend = closing(new HttpBackend());
-    ReuseFront front = closing(new ReuseFront(backend.address(), HttpReuseTest.profile("max-reuse: 2"), Duration.ofSeconds(5), 1));
+    HttpBackend backend = closer.add(new HttpBackend());
+    ReuseFront front = closer.add(new ReuseFront(backend.address(), HttpReuseTest.profile("max-reuse: 2"), Duration.ofSeconds(5), 1));
     for (int i = 0; i < 9; i++) {
       assertArrayEquals(HttpBackend.content(i, 1000), get(front.address(), "/bytes?n=1000&seed=" + i).body());
     }
@@ -125,8 +113,8 @@ class HttpReusePoolTest {
 
   @Test
   void idleConnectionsCloseAfterTheIdleTimeoutAndAfterMaxAge() throws Exception {
-    HttpBackend backend = closing(new HttpBackend());
-    ReuseFront front = closing(new ReuseFront(backend.address(), HttpReuseTest.profile("idle-timeout: 200ms"), Duration.ofSeconds(5), 1));
+    HttpBackend backend = closer.add(new HttpBackend());
+    ReuseFront front = closer.add(new ReuseFront(backend.address(), HttpReuseTest.profile("idle-timeout: 200ms"), Duration.ofSeconds(5), 1));
     get(front.address(), "/bytes?n=10");
     await(() -> front.idleConnections() == 1, "the connection back in the pool");
     await(() -> front.idleConnections() == 0, "the idle timeout");
@@ -134,7 +122,7 @@ class HttpReusePoolTest {
     assertEquals(2, backend.connections.size());
     awaitClosed(front, "idle-timeout", 1);
 
-    ReuseFront aged = closing(new ReuseFront(backend.address(), HttpReuseTest.profile("max-age: 1s"), Duration.ofSeconds(5), 1));
+    ReuseFront aged = closer.add(new ReuseFront(backend.address(), HttpReuseTest.profile("max-age: 1s"), Duration.ofSeconds(5), 1));
     get(aged.address(), "/bytes?n=10");
     Thread.sleep(1100);
     get(aged.address(), "/bytes?n=10");
@@ -145,7 +133,7 @@ class HttpReusePoolTest {
   @Test
   void thePoolHoldsAtMostMaxSizeIdleConnections() throws Exception {
     CyclicBarrier together = new CyclicBarrier(4);
-    RawBackend backend = closing(new RawBackend(scripted((connection, request, line) -> {
+    RawBackend backend = closer.add(new RawBackend(scripted((connection, request, line) -> {
       try {
         together.await(10, TimeUnit.SECONDS); // four requests in flight at once: four connections
       } catch (Exception e) {
@@ -153,7 +141,7 @@ class HttpReusePoolTest {
       }
       return ok("c" + connection);
     })));
-    ReuseFront front = closing(new ReuseFront(backend.address(), HttpReuseTest.profile("max-size: 1"), Duration.ofSeconds(5), 1));
+    ReuseFront front = closer.add(new ReuseFront(backend.address(), HttpReuseTest.profile("max-size: 1"), Duration.ofSeconds(5), 1));
     ExecutorService clients = Executors.newFixedThreadPool(4);
     try {
       List<Future<RawHttp.Response>> f = new ArrayList<>();
@@ -174,15 +162,15 @@ class HttpReusePoolTest {
 
   @Test
   void theSourceMaskDecidesWhichClientsShareConnections() throws Exception {
-    HttpBackend backend = closing(new HttpBackend());
+    HttpBackend backend = closer.add(new HttpBackend());
     InetAddress one = InetAddress.getByName("127.0.0.1");
     InetAddress two = InetAddress.getByName("127.0.0.2");
-    ReuseFront perClient = closing(new ReuseFront(backend.address(), HttpReuseTest.profile("source-mask: 255.255.255.255"), Duration.ofSeconds(5), 1));
+    ReuseFront perClient = closer.add(new ReuseFront(backend.address(), HttpReuseTest.profile("source-mask: 255.255.255.255"), Duration.ofSeconds(5), 1));
     for (InetAddress from : List.of(one, one, two, two, one)) {
       assertEquals(200, get(perClient.address(), from, "/bytes?n=10").status());
     }
     assertEquals(2, backend.connections.size(), "one connection per client address");
-    ReuseFront shared = closing(new ReuseFront(backend.address(), HttpReuseTest.profile("source-mask: 0.0.0.0"), Duration.ofSeconds(5), 1));
+    ReuseFront shared = closer.add(new ReuseFront(backend.address(), HttpReuseTest.profile("source-mask: 0.0.0.0"), Duration.ofSeconds(5), 1));
     for (InetAddress from : List.of(one, two, one, two)) {
       assertEquals(200, get(shared.address(), from, "/bytes?n=10").status());
     }
@@ -192,17 +180,17 @@ class HttpReusePoolTest {
   @Test
   void aPooledConnectionClosedUnderARequestIsRetriedWhenIdempotent() throws Exception {
     // Connection 1 answers its first request, then closes on the next one unanswered; later connections answer all.
-    RawBackend backend = closing(new RawBackend(scripted((connection, request, line) ->
+    RawBackend backend = closer.add(new RawBackend(scripted((connection, request, line) ->
         connection == 1 && request == 2 ? null : ok(line))));
-    ReuseFront front = closing(new ReuseFront(backend.address(), HttpReuseTest.profile(""), Duration.ofSeconds(5), 1));
+    ReuseFront front = closer.add(new ReuseFront(backend.address(), HttpReuseTest.profile(""), Duration.ofSeconds(5), 1));
     assertEquals("GET /first HTTP/1.1", new String(get(front.address(), "/first").body(), StandardCharsets.US_ASCII));
     assertEquals("GET /second HTTP/1.1", new String(get(front.address(), "/second").body(), StandardCharsets.US_ASCII));
     assertEquals(1.0, front.metrics.retries.count());
     assertEquals(2, backend.connections.get());
 
     // The same for a POST: not idempotent, so the client sees a reset rather than a request sent twice.
-    RawBackend once = closing(new RawBackend(scripted((connection, request, line) -> connection == 1 && request == 2 ? null : ok(line))));
-    ReuseFront front2 = closing(new ReuseFront(once.address(), HttpReuseTest.profile(""), Duration.ofSeconds(5), 1));
+    RawBackend once = closer.add(new RawBackend(scripted((connection, request, line) -> connection == 1 && request == 2 ? null : ok(line))));
+    ReuseFront front2 = closer.add(new ReuseFront(once.address(), HttpReuseTest.profile(""), Duration.ofSeconds(5), 1));
     get(front2.address(), "/first");
     try (Socket s = new Socket(front2.address().getAddress(), front2.address().getPort())) {
       s.setSoTimeout(20_000);
@@ -216,7 +204,7 @@ class HttpReusePoolTest {
   @Test
   void anIdleConnectionTheServerClosedIsNotReused() throws Exception {
     // A server that closes every connection after one answer, without saying so.
-    RawBackend oneShot = closing(new RawBackend((s, connection) -> {
+    RawBackend oneShot = closer.add(new RawBackend((s, connection) -> {
       InputStream in = s.getInputStream();
       byte[] buf = new byte[4096];
       int n = in.read(buf);
@@ -224,7 +212,7 @@ class HttpReusePoolTest {
       s.getOutputStream().write(ok("conn " + connection));
       s.getOutputStream().flush();
     }));
-    ReuseFront front = closing(new ReuseFront(oneShot.address(), HttpReuseTest.profile(""), Duration.ofSeconds(5), 1));
+    ReuseFront front = closer.add(new ReuseFront(oneShot.address(), HttpReuseTest.profile(""), Duration.ofSeconds(5), 1));
     assertEquals("conn 1", new String(get(front.address(), "/").body(), StandardCharsets.US_ASCII));
     await(() -> front.idleConnections() == 0, "the pool noticing the server's close");
     assertEquals("conn 2", new String(get(front.address(), "/").body(), StandardCharsets.US_ASCII));
@@ -236,10 +224,10 @@ class HttpReusePoolTest {
   @Test
   void responsesWithTrailersAndCloseAreFramedExactly() throws Exception {
     String chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;x=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Digest: abc\r\nX-More: 1\r\n\r\n";
-    RawBackend backend = closing(new RawBackend(scripted((connection, request, line) -> line.contains("/close")
+    RawBackend backend = closer.add(new RawBackend(scripted((connection, request, line) -> line.contains("/close")
         ? "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 4\r\n\r\nbye!".getBytes(StandardCharsets.US_ASCII)
         : chunked.getBytes(StandardCharsets.US_ASCII))));
-    ReuseFront front = closing(new ReuseFront(backend.address(), HttpReuseTest.profile(""), Duration.ofSeconds(5), 1));
+    ReuseFront front = closer.add(new ReuseFront(backend.address(), HttpReuseTest.profile(""), Duration.ofSeconds(5), 1));
     for (int i = 0; i < 3; i++) {
       try (Socket s = new Socket(front.address().getAddress(), front.address().getPort())) {
         s.setSoTimeout(20_000);

@@ -21,27 +21,15 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * HTTP server-connection reuse against a real HTTP/1.1 server on loopback: many clients, each on a
  * connection of its own, get their own responses byte for byte over few server connections.
  */
 class HttpReuseTest {
-  private final List<AutoCloseable> closeables = new ArrayList<>();
-
-  @AfterEach
-  void closeAll() throws Exception {
-    for (int i = closeables.size() - 1; i >= 0; i--) {
-      closeables.get(i).close();
-    }
-  }
-
-  private <T extends AutoCloseable> T closing(T c) {
-    closeables.add(c);
-    return c;
-  }
+  @RegisterExtension final Closer closer = new Closer();
 
   static HttpReuseProfile profile(String yaml) {
     if (yaml.isEmpty()) {
@@ -67,8 +55,8 @@ class HttpReuseTest {
 
   @Test
   void concurrentClientsGetTheirOwnResponsesOverFewServerConnections() throws Exception {
-    HttpBackend backend = closing(new HttpBackend());
-    ReuseFront front = closing(new ReuseFront(backend.address(), profile(""), Duration.ofSeconds(5)));
+    HttpBackend backend = closer.add(new HttpBackend());
+    ReuseFront front = closer.add(new ReuseFront(backend.address(), profile(""), Duration.ofSeconds(5)));
     int clients = 12;
     int requests = 240;
     ExecutorService pool = Executors.newFixedThreadPool(clients);
@@ -107,8 +95,8 @@ class HttpReuseTest {
 
   @Test
   void pipelinedRequestsAreAnsweredInOrderOnOneClientConnection() throws Exception {
-    HttpBackend backend = closing(new HttpBackend());
-    ReuseFront front = closing(new ReuseFront(backend.address(), profile(""), Duration.ofSeconds(5)));
+    HttpBackend backend = closer.add(new HttpBackend());
+    ReuseFront front = closer.add(new ReuseFront(backend.address(), profile(""), Duration.ofSeconds(5)));
     byte[] upload = HttpBackend.content(99, 100_000);
     ByteArrayOutputStream requests = new ByteArrayOutputStream();
     requests.write("GET /bytes?n=70000&seed=1 HTTP/1.1\r\nHost: b\r\n\r\n".getBytes(StandardCharsets.US_ASCII));

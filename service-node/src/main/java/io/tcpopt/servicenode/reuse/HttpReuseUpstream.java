@@ -46,7 +46,10 @@ public final class HttpReuseUpstream {
   /** The bridge's side: where responses and endings go (the seam's upstream listener). */
   public interface Listener {
     /** Response bytes for the client; {@link #consumed} once its socket took them. */
-    void onBytes(ByteBuf bytes);
+    void onData(ByteBuf bytes);
+
+    /** A batch of {@link #onData} calls ended: a good moment to flush the client leg. */
+    void onDataComplete();
 
     /** No more bytes for the client: half-close its leg. */
     void onEnd();
@@ -444,7 +447,8 @@ public final class HttpReuseUpstream {
       deliver(buf.retainedSlice(index, length)); // the rest of a connection that became a plain relay
     }
     buf.release();
-    if (mode == Mode.HTTP) {
+    if (mode == Mode.HTTP && responseDone) {
+      listener.onDataComplete(); // the connection goes back to the pool: its read batch ends for this flow here
       completeExchange();
     }
   }
@@ -454,7 +458,7 @@ public final class HttpReuseUpstream {
     if (unconsumed > RESPONSE_HIGH && conn != null && conn.channel.config().isAutoRead()) {
       conn.channel.config().setAutoRead(false);
     }
-    listener.onBytes(b);
+    listener.onData(b);
   }
 
   private void serverEnded(ServerConnection c) {
@@ -655,6 +659,13 @@ public final class HttpReuseUpstream {
     @Override
     public void serverClosed(ServerConnection c, boolean reset, String why) {
       HttpReuseUpstream.this.serverClosed(c, reset, why);
+    }
+
+    @Override
+    public void serverReadComplete(ServerConnection c) {
+      if (c == conn) {
+        listener.onDataComplete();
+      }
     }
 
     @Override

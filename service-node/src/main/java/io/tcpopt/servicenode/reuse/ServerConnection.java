@@ -26,6 +26,9 @@ final class ServerConnection {
     /** The connection closed or failed; {@code reset} when it was not a clean close. */
     void serverClosed(ServerConnection c, boolean reset, String why);
 
+    /** A batch of reads ended. */
+    void serverReadComplete(ServerConnection c);
+
     void serverWritabilityChanged(ServerConnection c);
   }
 
@@ -76,6 +79,13 @@ final class ServerConnection {
       } else {
         buf.release();
         pool.unusable(ServerConnection.this); // a server does not speak on an idle HTTP connection
+      }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+      if (owner != null) {
+        owner.serverReadComplete(ServerConnection.this);
       }
     }
 

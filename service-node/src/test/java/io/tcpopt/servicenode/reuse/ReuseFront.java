@@ -125,13 +125,18 @@ final class ReuseFront implements AutoCloseable {
     }
 
     @Override
-    public void onBytes(ByteBuf bytes) {
+    public void onData(ByteBuf bytes) {
       int n = bytes.readableBytes();
-      client.writeAndFlush(bytes).addListener(f -> {
+      client.write(bytes).addListener(f -> {
         if (f.isSuccess()) {
           upstream.consumed(n);
         }
       });
+    }
+
+    @Override
+    public void onDataComplete() {
+      client.flush();
     }
 
     @Override

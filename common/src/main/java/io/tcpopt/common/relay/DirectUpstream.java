@@ -67,11 +67,6 @@ public final class DirectUpstream extends ChannelInboundHandlerAdapter implement
     return new DirectUpstream(loop, connect, name, window, preface);
   }
 
-  /** The socket (connected or not). */
-  public Channel channel() {
-    return ch;
-  }
-
   private String name() {
     return name;
   }

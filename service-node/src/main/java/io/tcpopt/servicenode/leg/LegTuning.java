@@ -94,7 +94,7 @@ public record LegTuning(String profile, int sendBuffer, int receiveBuffer, boole
       if (c instanceof EpollSocketChannelConfig) {
         int idle = (int) Math.max(1, Math.min(MAX_KEEPALIVE_SECONDS, keepalive.toSeconds()));
         set(leg, EpollChannelOption.TCP_KEEPIDLE, idle);
-        set(leg, EpollChannelOption.TCP_KEEPINTVL, (int) Math.min(75, idle));
+        set(leg, EpollChannelOption.TCP_KEEPINTVL, Math.min(75, idle));
       }
     }
     String cc = congestionControl == null ? "kernel default" : setCongestionControl(leg);

@@ -90,11 +90,10 @@ public final class LegBridge implements UpstreamListener {
    * @param legName what the leg is, for close reasons ("client leg", "server leg")
    * @param idleTimeout the flow is reset after no bytes on the leg for this long; zero for never
    */
-  public static LegBridge start(ChannelFuture leg, Upstream upstream, FlowRecorder flow, String legName, Duration idleTimeout) {
+  public static void start(ChannelFuture leg, Upstream upstream, FlowRecorder flow, String legName, Duration idleTimeout) {
     LegBridge b = new LegBridge(leg.channel(), upstream, flow, legName, idleTimeout);
     b.run(() -> upstream.start(b));
     leg.addListener(b::legSettled);
-    return b;
   }
 
   /** The leg's connect finished (or it was accepted): on the leg's own loop, so no event is missed. */

@@ -158,12 +158,17 @@ public final class LegBridge implements UpstreamListener {
       buf.release();
       return;
     }
-    flow.fromLeg(buf.readableBytes());
-    if (toUpstream == null) {
-      toUpstream = new ArrayDeque<>(4);
+    int n = buf.readableBytes();
+    flow.fromLeg(n);
+    if ((toUpstream == null || toUpstream.isEmpty()) && upstream.credit() >= n) {
+      upstream.write(buf); // the common case: nothing waits, no queue
+    } else {
+      if (toUpstream == null) {
+        toUpstream = new ArrayDeque<>(4);
+      }
+      toUpstream.add(buf);
+      toUpstreamBytes += n;
     }
-    toUpstream.add(buf);
-    toUpstreamBytes += buf.readableBytes();
     drainToUpstream();
   }
 

@@ -53,7 +53,7 @@ class ServiceProfileActionTest {
     assertNull(plain.clientSsl());
   }
 
-  private static Decision classify(CompiledPolicy c, int port) {
+  private static Verdict classify(CompiledPolicy c, int port) {
     try {
       return c.classify(new FlowKey(0, java.net.InetAddress.getByName("198.18.1.2"), 40000, java.net.InetAddress.getByName("198.19.1.2"), port));
     } catch (java.net.UnknownHostException e) {

@@ -2,13 +2,16 @@ package io.tcpopt.servicenode.reuse;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
-import io.netty.channel.ConnectTimeoutException;
-import io.netty.channel.socket.DuplexChannel;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.tcpopt.servicenode.proxy.Legs;
+import io.tcpopt.common.relay.Upstream;
+import io.tcpopt.common.relay.UpstreamListener;
+import io.tcpopt.common.transport.Legs;
+import io.tcpopt.common.transport.ResetCause;
+import io.tcpopt.servicenode.flow.HttpReuseFigures;
 import io.tcpopt.servicenode.reuse.HttpFramer.Body;
 import io.tcpopt.servicenode.reuse.HttpFramer.Phase;
-import io.tcpopt.servicenode.wire.WireCodes;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -42,27 +45,7 @@ import java.util.concurrent.TimeUnit;
  * the request once more on a new connection, when it is idempotent and was small enough to keep
  * (RFC 9112 §9.3.1). Confined to the pool's event loop: every method is called there.
  */
-public final class HttpReuseUpstream {
-  /** The bridge's side: where responses and endings go (the seam's upstream listener). */
-  public interface Listener {
-    /** Response bytes for the client; {@link #consumed} once its socket took them. */
-    void onData(ByteBuf bytes);
-
-    /** A batch of {@link #onData} calls ended: a good moment to flush the client leg. */
-    void onDataComplete();
-
-    /** No more bytes for the client: half-close its leg. */
-    void onEnd();
-
-    /** The flow failed; reset the client. */
-    void onReset(int code, String reason);
-
-    /** {@link #credit()} grew from zero. */
-    void onCredit();
-  }
-
-  /** What the flow table shows for a flow with reuse. */
-  public record Stats(long requests, long reusedRequests, String serverConnection, String fallback) {}
+public final class HttpReuseUpstream implements Upstream {
 
   /** Client bytes held at most (queued pipelined requests, a head being framed). */
   static final int WINDOW = 256 * 1024;
@@ -78,7 +61,9 @@ public final class HttpReuseUpstream {
   private final ServerConnectionPool pool;
   private final PoolKey key;
   private final EventLoop loop;
-  private final Listener listener;
+  private final Duration firstRequestTimeout;
+  private UpstreamListener listener;
+  private Promise<Void> endPromise;
   private final ReuseMetrics metrics;
 
   private Mode mode = Mode.HTTP;
@@ -104,6 +89,8 @@ public final class HttpReuseUpstream {
   private long retryBytes;
 
   private boolean tunnelOutputShut;
+  private boolean tunnelOutputDone;
+  private boolean failed;
   private long unconsumed;
   private ScheduledFuture<?> firstRequestTimer;
 
@@ -112,43 +99,56 @@ public final class HttpReuseUpstream {
   private volatile String connection;
   private volatile Fallback fallback;
 
-  private HttpReuseUpstream(ServerConnectionPool pool, PoolKey key, Listener listener, ReuseMetrics metrics) {
+  private HttpReuseUpstream(ServerConnectionPool pool, PoolKey key, ReuseMetrics metrics, Duration firstRequestTimeout) {
     this.pool = pool;
     this.key = key;
     this.loop = pool.loop();
-    this.listener = listener;
     this.metrics = metrics;
+    this.firstRequestTimeout = firstRequestTimeout;
   }
 
   /**
-   * Starts the upstream of a client flow on the pool's loop. {@code transport} is {@link
-   * PoolKey#PLAIN} or names the server-TLS settings the pool's connector applies. Without a
-   * complete request head within {@code firstRequestTimeout} the flow falls back to a plain relay
-   * (a protocol where the server speaks first).
+   * The upstream of a client flow from {@code client} to {@code server}, on the pool's loop (any
+   * thread; nothing happens before {@link #start}). {@code transport} is {@link PoolKey#PLAIN} or
+   * names the server-TLS settings the pool's connector applies. Without a complete request head
+   * within {@code firstRequestTimeout} the flow falls back to a plain relay (a protocol where the
+   * server speaks first).
    */
-  public static HttpReuseUpstream start(ServerConnectionPool pool, InetSocketAddress client, InetSocketAddress server, String transport,
-      Listener listener, ReuseMetrics metrics, Duration firstRequestTimeout) {
+  public static HttpReuseUpstream create(ServerConnectionPool pool, InetSocketAddress client, InetSocketAddress server, String transport,
+      ReuseMetrics metrics, Duration firstRequestTimeout) {
     PoolKey key = new PoolKey(server, pool.profile().maskSource(client.getAddress()), transport);
-    HttpReuseUpstream u = new HttpReuseUpstream(pool, key, listener, metrics);
-    u.firstRequestTimer = u.loop.schedule(u::noRequestInTime, firstRequestTimeout.toNanos(), TimeUnit.NANOSECONDS);
-    return u;
+    return new HttpReuseUpstream(pool, key, metrics, firstRequestTimeout);
+  }
+
+  @Override
+  public EventLoop eventLoop() {
+    return loop;
+  }
+
+  @Override
+  public void start(UpstreamListener listener) {
+    this.listener = listener;
+    firstRequestTimer = loop.schedule(this::noRequestInTime, firstRequestTimeout.toNanos(), TimeUnit.NANOSECONDS);
+    listener.onCredit();
   }
 
   /** Per-flow figures for the flow table; any thread. */
-  public Stats stats() {
+  public HttpReuseFigures figures() {
     Fallback f = fallback;
-    return new Stats(requestCount, reusedCount, connection, f == null ? null : f.label());
+    return new HttpReuseFigures(requestCount, reusedCount, connection, f == null ? null : f.label());
   }
 
   /** Client bytes this upstream takes now; the bridge stops reading the client at zero. */
-  public int credit() {
+  @Override
+  public long credit() {
     if (mode == Mode.DONE) {
       return 0;
     }
-    return (int) Math.max(0, WINDOW - inboundBytes - heldBytes);
+    return Math.max(0, WINDOW - inboundBytes - heldBytes);
   }
 
   /** Client bytes (ownership passes). */
+  @Override
   public void write(ByteBuf bytes) {
     if (mode == Mode.DONE || !bytes.isReadable()) {
       bytes.release();
@@ -162,22 +162,48 @@ public final class HttpReuseUpstream {
     }
   }
 
-  /** The client half-closed its side. */
-  public void end() {
-    if (clientEnded) {
-      return;
+  @Override
+  public void flush() {
+    if (conn != null && mode != Mode.DONE) {
+      conn.channel.flush();
     }
+  }
+
+  /**
+   * The client half-closed its side. The future succeeds once the flow ended cleanly towards the
+   * server (its last exchange answered, or a plain relay's FIN sent) and fails if it was reset.
+   */
+  @Override
+  public Future<Void> end() {
+    if (endPromise != null) {
+      return endPromise;
+    }
+    endPromise = loop.newPromise();
     clientEnded = true;
+    if (mode == Mode.DONE) {
+      if (failed) {
+        endPromise.tryFailure(new IllegalStateException("the flow's upstream was reset"));
+      } else {
+        endPromise.trySuccess(null); // the flow already ended from the server's side
+      }
+      return endPromise;
+    }
     pump();
+    return endPromise;
   }
 
   /** The bridge gave up on the flow (client reset, idle timeout): drop everything. */
-  public void reset(String reason) {
+  @Override
+  public void reset(ResetCause cause, String reason) {
     if (mode == Mode.DONE) {
       return;
     }
+    failed = true;
     boolean tunnel = mode == Mode.TUNNEL;
     stop();
+    if (endPromise != null) {
+      endPromise.tryFailure(new IllegalStateException(reason));
+    }
     ServerConnection c = detach();
     if (c != null) {
       if (tunnel) {
@@ -189,6 +215,7 @@ public final class HttpReuseUpstream {
   }
 
   /** The bridge wrote {@code n} response bytes to the client's socket. */
+  @Override
   public void consumed(int n) {
     unconsumed -= n;
     if (conn != null && unconsumed <= RESPONSE_LOW && !conn.channel.config().isAutoRead()) {
@@ -299,8 +326,7 @@ public final class HttpReuseUpstream {
         return;
       }
       if (failure != null) {
-        fail(failure instanceof ConnectTimeoutException ? WireCodes.CONNECT_TIMEOUT : WireCodes.CONNECT_REFUSED,
-            "connect to " + key.server() + " failed: " + failure.getMessage());
+        fail(Legs.connectFailure(failure), "server leg connect failed: " + failure.getMessage());
         return;
       }
       attach(c);
@@ -467,7 +493,7 @@ public final class HttpReuseUpstream {
     }
     if (mode == Mode.TUNNEL) {
       listener.onEnd();
-      if (tunnelOutputShut) {
+      if (tunnelOutputDone) {
         stopAndClose();
       }
       return;
@@ -485,7 +511,7 @@ public final class HttpReuseUpstream {
       if (c.inputEnded && !reset) {
         stop(); // FIN seen and passed on; nothing more comes from the server
       } else {
-        fail(WireCodes.CONNECTION_RESET, why);
+        fail(ResetCause.CONNECTION_RESET, why);
       }
       return;
     }
@@ -508,7 +534,7 @@ public final class HttpReuseUpstream {
       acquire();
       return;
     }
-    fail(WireCodes.CONNECTION_RESET, responseStarted ? why + " in the middle of a response" : why + " without a response");
+    fail(ResetCause.CONNECTION_RESET, responseStarted ? why + " in the middle of a response" : why + " without a response");
   }
 
   // ---- plain relay ---------------------------------------------------------------------------
@@ -557,14 +583,17 @@ public final class HttpReuseUpstream {
     if (clientEnded && inbound.isEmpty() && !tunnelOutputShut) {
       tunnelOutputShut = true;
       ServerConnection c = conn;
-      c.channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(f -> {
-        if (f.isSuccess() && c.channel.isActive()) {
-          ((DuplexChannel) c.channel).shutdownOutput();
+      Legs.shutdownOutputAfterWrites(c.channel).addListener(f -> {
+        if (!f.isSuccess()) {
+          fail(ResetCause.CONNECTION_RESET, "server leg lost bytes before its end: " + f.cause());
+          return;
+        }
+        tunnelOutputDone = true;
+        endDone();
+        if (c.inputEnded && c == conn) {
+          stopAndClose();
         }
       });
-      if (c.inputEnded) {
-        stopAndClose();
-      }
     }
   }
 
@@ -587,7 +616,14 @@ public final class HttpReuseUpstream {
   /** Ends the flow cleanly towards the client; later client bytes are dropped. */
   private void finish() {
     stop();
+    endDone();
     listener.onEnd();
+  }
+
+  private void endDone() {
+    if (endPromise != null) {
+      endPromise.trySuccess(null);
+    }
   }
 
   /** Both directions of a plain relay are done: close its connection once its output drained. */
@@ -599,16 +635,20 @@ public final class HttpReuseUpstream {
     }
   }
 
-  private void fail(int code, String reason) {
+  private void fail(ResetCause cause, String reason) {
     if (mode == Mode.DONE) {
       return;
     }
+    failed = true;
     stop();
     ServerConnection c = detach();
     if (c != null) {
       Legs.reset(c.channel);
     }
-    listener.onReset(code, reason);
+    if (endPromise != null) {
+      endPromise.tryFailure(new IllegalStateException(reason));
+    }
+    listener.onReset(cause, reason);
   }
 
   private void stop() {

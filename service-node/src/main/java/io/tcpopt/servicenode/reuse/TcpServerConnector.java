@@ -11,8 +11,8 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
-import io.tcpopt.servicenode.proxy.EpollHalfCloseWorkaround;
-import io.tcpopt.servicenode.session.NettyTransport;
+import io.tcpopt.common.transport.EpollHalfCloseWorkaround;
+import io.tcpopt.common.transport.NettyTransport;
 import java.time.Duration;
 import java.util.function.BiConsumer;
 

@@ -6,6 +6,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Future;
 import io.tcpopt.common.profile.ClientSslProfile;
+import io.tcpopt.servicenode.flow.TlsFigures;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLSession;
 
@@ -47,7 +48,7 @@ public final class ClientTlsTermination {
   }
 
   /** The leg's TLS figures now; any thread. */
-  public TlsLegInfo info() {
+  public TlsFigures info() {
     String protocol = null;
     String cipher = null;
     if (ssl.handshakeFuture().isSuccess()) {
@@ -55,6 +56,6 @@ public final class ClientTlsTermination {
       protocol = s.getProtocol();
       cipher = s.getCipherSuite();
     }
-    return new TlsLegInfo(protocol, cipher, sizer.dynamic(), sizer.recordSize(), counter.smallRecords(), counter.largeRecords());
+    return new TlsFigures(protocol, cipher, sizer.dynamic(), sizer.recordSize(), counter.smallRecords(), counter.largeRecords());
   }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tcpopt.common.profile.HttpReuseProfile;
+import io.tcpopt.servicenode.flow.HttpReuseFigures;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -68,7 +69,7 @@ class HttpReuseFallbackTest {
     echo.rethrow();
     assertEquals(cases.length, echo.connections.get(), "each fallback flow had a connection of its own");
     assertEquals(List.of("not-http1", "upgrade", "connect", "malformed", "not-http1", "incomplete"),
-        front.stats().stream().map(HttpReuseUpstream.Stats::fallback).toList());
+        front.stats().stream().map(HttpReuseFigures::fallback).toList());
     assertEquals(2.0, front.registry.get("tcpopt.http.reuse.fallbacks").tag("reason", "not-http1").counter().count());
     assertEquals(1.0, front.registry.get("tcpopt.http.reuse.fallbacks").tag("reason", "upgrade").counter().count());
     assertEquals(0, front.idleConnections(), "fallback connections never enter the pool");

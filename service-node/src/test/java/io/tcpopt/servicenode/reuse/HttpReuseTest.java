@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.tcpopt.common.config.ConfigTree;
 import io.tcpopt.common.profile.HttpReuseProfile;
 import io.tcpopt.common.profile.ProfileDefinition;
+import io.tcpopt.servicenode.flow.HttpReuseFigures;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -86,7 +87,7 @@ class HttpReuseTest {
     assertEquals(requests - backend.connections.size(), (long) front.metrics.reused.count());
     assertEquals(backend.connections.size(), (long) front.metrics.opened.count());
     assertEquals(List.of(), List.copyOf(front.resets));
-    for (HttpReuseUpstream.Stats s : front.stats()) {
+    for (HttpReuseFigures s : front.stats()) {
       assertEquals(1, s.requests());
       assertTrue(s.serverConnection().matches("#\\d+ 127\\.0\\.0\\.1:\\d+->127\\.0\\.0\\.1:" + backend.address().getPort()), s.serverConnection());
       assertEquals(null, s.fallback());
@@ -131,7 +132,7 @@ class HttpReuseTest {
     }
     backend.rethrow();
     assertEquals(1, backend.connections.size(), "one server connection served the five pipelined requests");
-    HttpReuseUpstream.Stats stats = front.stats().get(0);
+    HttpReuseFigures stats = front.stats().get(0);
     assertEquals(5, stats.requests());
     assertEquals(4, stats.reusedRequests());
   }

@@ -21,7 +21,8 @@ import io.tcpopt.common.profile.ProfileDefinition;
 import io.tcpopt.common.tls.CertificateKey;
 import io.tcpopt.common.tls.DemoCertificates;
 import io.tcpopt.common.tls.TlsFiles;
-import io.tcpopt.servicenode.session.NettyTransport;
+import io.tcpopt.common.transport.NettyTransport;
+import io.tcpopt.servicenode.flow.TlsFigures;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -216,7 +217,7 @@ class ClientTlsTerminationTest {
       assertSmallThenFull(after(all, first).stream().filter(r -> r.offset() < second).toList(), smallPlaintext, "new connection");
       assertSmallThenFull(after(all, second), smallPlaintext, "after an idle pause");
 
-      TlsLegInfo info = tls.get().info();
+      TlsFigures info = tls.get().info();
       assertEquals(protocol, info.protocol());
       assertEquals(cipher, info.cipher());
       assertTrue(info.dynamicRecordSizing());

@@ -20,7 +20,7 @@ import io.tcpopt.common.profile.ServerSslProfile;
 import io.tcpopt.common.tls.CertificateKey;
 import io.tcpopt.common.tls.DemoCertificates;
 import io.tcpopt.common.tls.TlsFiles;
-import io.tcpopt.servicenode.session.NettyTransport;
+import io.tcpopt.common.transport.NettyTransport;
 import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -1,7 +1,7 @@
-package io.tcpopt.servicenode.tls;
+package io.tcpopt.servicenode.flow;
 
 /**
- * What the flow table shows of a TLS leg.
+ * A flow's terminated TLS leg (a {@code client-ssl} profile at the intercepting node).
  *
  * @param protocol the negotiated version ({@code TLSv1.3}), or null before the handshake completed
  * @param cipher the negotiated cipher suite, or null before the handshake completed
@@ -10,4 +10,4 @@ package io.tcpopt.servicenode.tls;
  * @param smallRecords application-data records sent so far that fit the small size
  * @param largeRecords application-data records sent so far that were larger
  */
-public record TlsLegInfo(String protocol, String cipher, boolean dynamicRecordSizing, int recordSize, long smallRecords, long largeRecords) {}
+public record TlsFigures(String protocol, String cipher, boolean dynamicRecordSizing, int recordSize, long smallRecords, long largeRecords) {}

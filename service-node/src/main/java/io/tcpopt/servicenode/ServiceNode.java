@@ -56,6 +56,7 @@ public final class ServiceNode implements AutoCloseable {
   private final SessionRegistry sessions;
   private final LegOptions legOptions;
   private final FlowRouter router;
+  private final ProfileServices profileServices;
   private final WanSockets wanSockets;
   private final SessionSettings sessionSettings;
   private final Map<String, AtomicInteger> upByPeer = new ConcurrentHashMap<>();
@@ -81,8 +82,9 @@ public final class ServiceNode implements AutoCloseable {
     this.wanSockets = new WanSockets(wanHigh / 2, wanHigh, WanTuning.forConfig(config.wan()));
     this.sessionSettings = new SessionSettings(config.nodeName(), config.site(), config.wan().maxFrameSize(), config.wan().streamWindow(),
         config.wan().maxStreams(), config.wan().keepalive(), HANDSHAKE_TIMEOUT);
+    this.profileServices = ProfileServices.create(legOptions, registry);
     this.router = new FlowRouter(flows, sessions, new SiteRoutes(config.peers()), legOptions, () -> this.decider, config.flows().maxActive(),
-        wanSockets);
+        wanSockets, profileServices);
     this.boss = NettyTransport.group(1, "tcpopt-" + config.nodeName() + "-accept");
     this.workers = NettyTransport.group(Math.max(2, Runtime.getRuntime().availableProcessors()), "tcpopt-" + config.nodeName() + "-io");
   }
@@ -295,6 +297,7 @@ public final class ServiceNode implements AutoCloseable {
         log.warn("removing transparent interception rules failed: {}", e.toString());
       }
     }
+    profileServices.reusePools().close();
     for (PeerSessionPool p : pools) {
       p.close();
     }

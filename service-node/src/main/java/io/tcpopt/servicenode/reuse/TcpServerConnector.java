@@ -65,6 +65,11 @@ public final class TcpServerConnector implements ServerConnector {
         return;
       }
       SslHandler tls = f.channel().pipeline().get(SslHandler.class);
+      if (tls == null && !PoolKey.PLAIN.equals(key.transport())) {
+        f.channel().close(); // TLS was asked for and could not be set up: never plaintext instead
+        ready.tryFailure(new IllegalStateException("no TLS for " + key.transport()));
+        return;
+      }
       if (tls == null) {
         ready.trySuccess(f.channel());
         return;

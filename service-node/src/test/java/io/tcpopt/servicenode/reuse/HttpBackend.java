@@ -2,6 +2,8 @@ package io.tcpopt.servicenode.reuse;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -18,6 +20,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
 
 /**
  * A real HTTP/1.1 server with keep-alive (the JDK's com.sun.net.httpserver) on loopback port 0.
@@ -25,29 +28,41 @@ import java.util.concurrent.atomic.AtomicInteger;
  * chunked); {@code POST /echo} answers the request body; {@code /close} answers with {@code
  * Connection: close}. It records the client port of every exchange: one port = one connection.
  */
-final class HttpBackend implements AutoCloseable {
+public final class HttpBackend implements AutoCloseable {
   private final HttpServer server;
   private final ExecutorService executor = Executors.newFixedThreadPool(32, r -> {
     Thread t = new Thread(r, "http-backend");
     t.setDaemon(true);
     return t;
   });
-  final Set<InetSocketAddress> connections = ConcurrentHashMap.newKeySet();
-  final AtomicInteger exchanges = new AtomicInteger();
+  public final Set<InetSocketAddress> connections = ConcurrentHashMap.newKeySet();
+  public final AtomicInteger exchanges = new AtomicInteger();
   final Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
 
-  HttpBackend() throws IOException {
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 256);
+  public HttpBackend() throws IOException {
+    this(null);
+  }
+
+  /** An HTTPS server with {@code tls} (the JDK's HttpsServer) when not null. */
+  public HttpBackend(SSLContext tls) throws IOException {
+    InetSocketAddress at = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+    if (tls == null) {
+      server = HttpServer.create(at, 256);
+    } else {
+      HttpsServer https = HttpsServer.create(at, 256);
+      https.setHttpsConfigurator(new HttpsConfigurator(tls));
+      server = https;
+    }
     server.setExecutor(executor);
     server.createContext("/", this::handle);
     server.start();
   }
 
-  InetSocketAddress address() {
+  public InetSocketAddress address() {
     return server.getAddress();
   }
 
-  static byte[] content(long seed, int n) {
+  public static byte[] content(long seed, int n) {
     byte[] b = new byte[n];
     new Random(seed).nextBytes(b);
     return b;
@@ -105,7 +120,7 @@ final class HttpBackend implements AutoCloseable {
     return out;
   }
 
-  void rethrow() {
+  public void rethrow() {
     Throwable t = errors.peek();
     if (t != null) {
       throw new AssertionError("backend failed", t);

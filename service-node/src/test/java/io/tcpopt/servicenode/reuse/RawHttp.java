@@ -13,16 +13,16 @@ import java.util.Locale;
 import java.util.Map;
 
 /** A minimal HTTP/1.1 response reader for tests, written independently of the code under test. */
-final class RawHttp {
-  record Response(int status, Map<String, String> headers, byte[] body) {
-    String header(String name) {
+public final class RawHttp {
+  public record Response(int status, Map<String, String> headers, byte[] body) {
+    public String header(String name) {
       return headers.get(name.toLowerCase(Locale.ROOT));
     }
   }
 
   private RawHttp() {}
 
-  static Response read(InputStream raw, boolean headRequest) throws IOException {
+  public static Response read(InputStream raw, boolean headRequest) throws IOException {
     DataInputStream in = new DataInputStream(raw);
     String status = line(in);
     if (status == null) {
@@ -77,7 +77,7 @@ final class RawHttp {
     return b.size() == 0 ? null : b.toString(StandardCharsets.ISO_8859_1);
   }
 
-  static String sha256(byte[] b) {
+  public static String sha256(byte[] b) {
     try {
       return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b));
     } catch (NoSuchAlgorithmException e) {

@@ -17,6 +17,7 @@ import io.tcpopt.servicenode.flow.FlowRecord;
 import io.tcpopt.servicenode.flow.HttpReuseFigures;
 import io.tcpopt.servicenode.flow.TlsFigures;
 import io.tcpopt.servicenode.reuse.HttpBackend;
+import io.tcpopt.servicenode.reuse.RawBackend;
 import io.tcpopt.servicenode.reuse.RawHttp;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -151,6 +152,26 @@ class ApplicationProfilesTest {
     }
     assertEquals(requests - backend.connections.size(), dcMeters.get("tcpopt.http.reuse.connections.reused").counter().count());
     assertEquals(backend.connections.size(), dcMeters.get("tcpopt.http.reuse.connections.opened").counter().count());
+  }
+
+  @Test
+  void aFlowReuseCannotFrameIsCarriedAsAPlainRelayWithHalfCloseBothWays() throws Exception {
+    RawBackend echo = new RawBackend(RawBackend::echo);
+    open.add(echo);
+    InetSocketAddress front = startPair(echo.address(), policy("", ", http-reuse: oneconnect"));
+    byte[] data = HttpBackend.content(5, 1_000_000);
+    data[0] = 0x16; // a TLS record, not a request line
+    try (Socket s = new Socket(front.getAddress(), front.getPort())) {
+      s.setSoTimeout(20_000);
+      s.getOutputStream().write(data);
+      s.shutdownOutput();
+      assertEquals(RawHttp.sha256(data), RawHttp.sha256(s.getInputStream().readAllBytes()), "every byte back, then the end");
+    }
+    echo.rethrow();
+    FlowRecord atDc = closed(dc, 1).get(0);
+    assertEquals("not-http1", atDc.httpReuse().fallback());
+    assertEquals("completed", atDc.closeReason());
+    assertEquals("completed", closed(branch, 1).get(0).closeReason());
   }
 
   private TlsFiles certificates() {

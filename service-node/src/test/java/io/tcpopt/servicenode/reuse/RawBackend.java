@@ -12,8 +12,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** A blocking TCP server on loopback port 0 whose per-connection behaviour a test writes. */
-final class RawBackend implements AutoCloseable {
-  interface Handler {
+public final class RawBackend implements AutoCloseable {
+  public interface Handler {
     void handle(Socket s, int connection) throws Exception;
   }
 
@@ -26,7 +26,7 @@ final class RawBackend implements AutoCloseable {
   final AtomicInteger connections = new AtomicInteger();
   final Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
 
-  RawBackend(Handler handler) throws IOException {
+  public RawBackend(Handler handler) throws IOException {
     server = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
     pool.execute(() -> {
       while (!server.isClosed()) {
@@ -47,17 +47,17 @@ final class RawBackend implements AutoCloseable {
     });
   }
 
-  InetSocketAddress address() {
+  public InetSocketAddress address() {
     return (InetSocketAddress) server.getLocalSocketAddress();
   }
 
   /** Echoes every byte until the peer half-closes, then half-closes. */
-  static void echo(Socket s, int connection) throws IOException {
+  public static void echo(Socket s, int connection) throws IOException {
     s.getInputStream().transferTo(s.getOutputStream());
     s.shutdownOutput();
   }
 
-  void rethrow() {
+  public void rethrow() {
     Throwable t = errors.peek();
     if (t != null) {
       throw new AssertionError("backend failed", t);

@@ -9,6 +9,7 @@ import io.tcpopt.common.policy.PolicyDocument;
 import io.tcpopt.common.policy.PolicyException;
 import io.tcpopt.controller.api.ControllerApi;
 import io.tcpopt.controller.api.GrpcServer;
+import io.tcpopt.controller.auth.Authenticator;
 import io.tcpopt.controller.cluster.ClusterMember;
 import io.tcpopt.controller.distribution.Candidate;
 import io.tcpopt.controller.distribution.FlowDispatcher;
@@ -102,14 +103,17 @@ public final class Controller implements AutoCloseable {
       dispatcher = new FlowDispatcher(policies::active, this::candidates, new FlowDistributor(MAX_PINNED_FLOWS));
       bootstrap();
       registerSelf();
+      Authenticator authenticator = new Authenticator(config.token(), config.tls().isPresent(), config.operatorCas());
       api =
           new ControllerApi(
               new ControllerApi.Context(
                   config.nodeName(), config.site(), cluster, policies, nodes, () -> Optional.ofNullable(localNode),
                   config.heartbeatInterval(), clock),
-              config.token(), config.tls().isPresent(), config.clientCertificateAuth());
-      if (api.open()) {
+              authenticator);
+      if (authenticator.open()) {
         log.warn("controller API on {} has neither a token nor TLS: anyone who can reach it may change the policy", config.listen());
+      } else if (!authenticator.operatorsPossible()) {
+        log.warn("controller API on {} has TLS but neither a token nor an operator-ca: no operator can change the policy", config.listen());
       }
       server = GrpcServer.start(config, api.services());
       if (!config.handoffListeners().isEmpty()) {

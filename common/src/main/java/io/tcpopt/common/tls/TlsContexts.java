@@ -71,8 +71,16 @@ public final class TlsContexts {
     if (peer.length == 0 || !(peer[0] instanceof X509Certificate cert)) {
       return Optional.empty();
     }
+    return Optional.ofNullable(identity(cert));
+  }
+
+  /**
+   * The name a certificate identifies: its first DNS subject alternative name, else its subject CN;
+   * null when it has neither. The one rule for a node's (and an operator's) name everywhere.
+   */
+  public static String identity(X509Certificate cert) {
     String dns = firstDnsName(cert);
-    return Optional.ofNullable(dns != null ? dns : subjectCommonName(cert));
+    return dns != null ? dns : subjectCommonName(cert);
   }
 
   /** The provider contexts are built with: OpenSSL (BoringSSL) when usable, else the JDK's. */

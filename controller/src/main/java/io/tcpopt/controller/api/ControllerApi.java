@@ -3,6 +3,7 @@ package io.tcpopt.controller.api;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.tcpopt.controller.LocalServiceNode;
+import io.tcpopt.controller.auth.Authenticator;
 import io.tcpopt.controller.cluster.ClusterMember;
 import io.tcpopt.controller.membership.NodeRegistry;
 import io.tcpopt.controller.policy.PolicyStore;
@@ -19,6 +20,7 @@ import java.util.function.Supplier;
  */
 public final class ControllerApi {
   private final AuthInterceptor auth;
+  private final Authenticator authenticator;
   private final List<ServerServiceDefinition> services;
 
   /** Everything the services read: see each service for what it uses. */
@@ -32,13 +34,10 @@ public final class ControllerApi {
       Duration heartbeatInterval,
       Clock clock) {}
 
-  /**
-   * @param token operator bearer token, if any
-   * @param tls whether the transport is TLS with client-certificate verification
-   * @param clientCertificateAuth whether a verified client certificate also authorizes operator calls
-   */
-  public ControllerApi(Context c, Optional<String> token, boolean tls, boolean clientCertificateAuth) {
-    this.auth = new AuthInterceptor(token, tls, clientCertificateAuth);
+  /** @param authenticator decides who each call comes from (see {@link AuthInterceptor} for what each role may call) */
+  public ControllerApi(Context c, Authenticator authenticator) {
+    this.auth = new AuthInterceptor(authenticator);
+    this.authenticator = authenticator;
     NodeReports reports = new NodeReports();
     this.services =
         List.of(
@@ -57,6 +56,6 @@ public final class ControllerApi {
 
   /** Whether the API accepts every caller (no token and no TLS configured). */
   public boolean open() {
-    return auth.open();
+    return authenticator.open();
   }
 }

@@ -20,6 +20,7 @@ import io.grpc.stub.StreamObserver;
 import io.tcpopt.controller.LocalServiceNode;
 import io.tcpopt.controller.Policies;
 import io.tcpopt.controller.TestClusters;
+import io.tcpopt.controller.auth.Authenticator;
 import io.tcpopt.controller.cluster.ClusterMember;
 import io.tcpopt.controller.distribution.FlowDispatcher;
 import io.tcpopt.controller.membership.NodeRegistry;
@@ -152,7 +153,7 @@ class ControllerApiTest {
         new ControllerApi(
             new ControllerApi.Context("ctl-api", "branch", cluster, policies, nodes, () -> Optional.of(local),
                 Duration.ofMillis(500), Clock.systemUTC()),
-            Optional.of(TOKEN), false, true);
+            new Authenticator(Optional.of(TOKEN), false, List.of()));
     String name = InProcessServerBuilder.generateName();
     InProcessServerBuilder builder = InProcessServerBuilder.forName(name).directExecutor();
     api.services().forEach(builder::addService);

@@ -213,9 +213,9 @@ final class GrpcControllerClient implements ControllerClient {
   }
 
   @Override
-  public Views.PolicyVersion applyPolicy(String yaml, String sourceName) {
-    ApplyPolicyResponse r = call(() -> policy.apply(
-        ApplyPolicyRequest.newBuilder().setYaml(yaml).setComment("tcpopt policy apply -f " + sourceName).build()));
+  public Views.PolicyVersion applyPolicy(String yaml, String sourceName, long expectedActive) {
+    ApplyPolicyResponse r = call(() -> policy.apply(ApplyPolicyRequest.newBuilder().setYaml(yaml)
+        .setComment("tcpopt policy apply -f " + sourceName).setExpectedActiveVersion(expectedActive).build()));
     return version(r.getInfo(), yaml);
   }
 
@@ -244,8 +244,9 @@ final class GrpcControllerClient implements ControllerClient {
   }
 
   @Override
-  public Views.PolicyVersion rollback(long version) {
-    RollbackPolicyResponse r = call(() -> policy.rollback(RollbackPolicyRequest.newBuilder().setVersion(version).build()));
+  public Views.PolicyVersion rollback(long version, long expectedActive) {
+    RollbackPolicyResponse r = call(() -> policy.rollback(
+        RollbackPolicyRequest.newBuilder().setVersion(version).setExpectedActiveVersion(expectedActive).build()));
     return version(r.getInfo(), null);
   }
 

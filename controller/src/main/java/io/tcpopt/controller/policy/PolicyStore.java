@@ -112,14 +112,24 @@ public final class PolicyStore implements AutoCloseable {
     return store(yaml, candidate.document().name(), comment, expectedActive);
   }
 
-  /** Stores the document of {@code version} again as a new active version. */
+  /** Stores the document of {@code version} again as a new active version, unconditionally. */
   public PolicyVersion rollback(long version) {
+    return rollback(version, -1);
+  }
+
+  /**
+   * Stores the document of {@code version} again as a new active version, if {@code expectedActive}
+   * is still active (negative = unconditionally).
+   *
+   * @throws PolicyStoreException CONFLICT when another apply or rollback won the race
+   */
+  public PolicyVersion rollback(long version, long expectedActive) {
     PolicyVersion old =
         get(version)
             .orElseThrow(
                 () -> new PolicyStoreException(PolicyStoreException.Kind.NOT_FOUND, "no policy version " + version, null));
     ActivePolicy.of(old); // the old document must still validate with this software version
-    return store(old.yaml(), old.name(), "rollback to v" + version, -1);
+    return store(old.yaml(), old.name(), "rollback to v" + version, expectedActive);
   }
 
   private PolicyVersion store(String yaml, String name, String comment, long expectedActive) {

@@ -3,10 +3,9 @@ package io.tcpopt.cli.operator;
 import io.tcpopt.cli.CliContext;
 import io.tcpopt.cli.CliException;
 import io.tcpopt.common.config.ConfigException;
+import io.tcpopt.common.config.ConfigTree;
 import io.tcpopt.common.policy.PolicyException;
-import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -32,13 +31,15 @@ import picocli.CommandLine.Option;
 public final class PolicyCommand {
   PolicyCommand() {}
 
+  /** The file's text; a missing or oversized file is one line (the size is checked before reading). */
   static String read(Path file) {
-    try {
-      return Files.readString(file);
-    } catch (NoSuchFileException e) {
+    if (!Files.exists(file)) {
       throw new CliException("cannot read policy file " + file + ": no such file");
-    } catch (IOException e) {
-      throw new CliException("cannot read policy file " + file + ": " + e.getMessage());
+    }
+    try {
+      return ConfigTree.readDocument(file);
+    } catch (ConfigException e) {
+      throw new CliException(e.getMessage());
     }
   }
 

@@ -293,6 +293,27 @@ class ControllerApiTest {
     assertEquals(before, after, "nothing stored, active version unchanged");
   }
 
+  @Test
+  void hostileYamlIsRefusedAndNothingIsStored() {
+    ListPolicyVersionsResponse before = policy.listVersions(ListPolicyVersionsRequest.getDefaultInstance());
+    StringBuilder bomb = new StringBuilder("a: &a [x, x, x, x, x, x, x, x, x]\n");
+    for (char c = 'b'; c <= 'i'; c++) {
+      bomb.append(c).append(": &").append(c).append(" [").append(("*" + (char) (c - 1) + ",").repeat(8)).append('*').append((char) (c - 1)).append("]\n");
+    }
+    StringBuilder prefixes = new StringBuilder("prefix-lists:\n  BIG:\n");
+    for (int i = 0; prefixes.length() < (2 << 20); i++) {
+      prefixes.append("    - 10.").append((i >> 16) & 255).append('.').append((i >> 8) & 255).append('.').append(i & 255).append("/32\n");
+    }
+    for (String yaml : List.of(bomb.toString(), "a: " + "[".repeat(10_000) + "]".repeat(10_000), prefixes.toString())) {
+      StatusRuntimeException e =
+          assertThrows(StatusRuntimeException.class, () -> policy.apply(ApplyPolicyRequest.newBuilder().setYaml(yaml).build()));
+      assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+      String why = e.getStatus().getDescription();
+      assertTrue(why.contains("alias bombs are refused") || why.contains("nested more than 32 levels") || why.contains("at most 1 MiB"), why);
+    }
+    assertEquals(before, policy.listVersions(ListPolicyVersionsRequest.getDefaultInstance()), "nothing stored");
+  }
+
   // ---- authentication ---------------------------------------------------------------------------
 
   @Test

@@ -1,5 +1,6 @@
 package io.tcpopt.controller;
 
+import com.hazelcast.nio.serialization.compact.CompactSerializer;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -49,6 +50,8 @@ import org.slf4j.LoggerFactory;
 public final class Controller implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Controller.class);
   private static final int MAX_PINNED_FLOWS = 100_000;
+  /** Everything a controller stores in or sends through Hazelcast, as Compact serializers. */
+  public static final List<CompactSerializer<?>> STORED_TYPES = concat(PolicyStore.STORED_TYPES, NodeRegistry.STORED_TYPES);
 
   private final ControllerConfig config;
   private final PolicyDocument bootstrapPolicy;
@@ -82,6 +85,12 @@ public final class Controller implements AutoCloseable {
     this.clock = clock;
   }
 
+  private static List<CompactSerializer<?>> concat(List<CompactSerializer<?>> a, List<CompactSerializer<?>> b) {
+    List<CompactSerializer<?>> all = new ArrayList<>(a);
+    all.addAll(b);
+    return List.copyOf(all);
+  }
+
   /** Integrated mode: the service node in this JVM. Call before {@link #start()}. */
   public synchronized Controller attach(LocalServiceNode node) {
     if (started) {
@@ -97,7 +106,7 @@ public final class Controller implements AutoCloseable {
     }
     started = true;
     try {
-      cluster = ClusterMember.start(config.cluster(), config.nodeName());
+      cluster = ClusterMember.start(config.cluster(), config.nodeName(), STORED_TYPES);
       policies = new PolicyStore(cluster, config.nodeName(), clock, config.heartbeatExpiry());
       nodes = new NodeRegistry(cluster, clock, config.heartbeatExpiry());
       dispatcher = new FlowDispatcher(policies::active, this::candidates, new FlowDistributor(MAX_PINNED_FLOWS));

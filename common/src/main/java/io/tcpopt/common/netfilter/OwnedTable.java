@@ -11,8 +11,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,15 +37,22 @@ import org.slf4j.LoggerFactory;
  * an {@link ExitGuard}. {@code persist} (Linux 6.9+, which would keep the table after the owner
  * exits) is never set.
  *
- * <p>If the child dies while the JVM lives (killed by hand, OOM killer), the table is gone: the
- * {@code onLost} callback is told once, on a JDK thread; {@link #alive()} turns false.
+ * <p>If the child dies while the JVM lives (killed by hand, OOM killer), the table is gone with it:
+ * that is logged, {@link #problem()} says so, and the table is installed again with a fresh child,
+ * retrying with a backoff (1 s doubling to 30 s) until it succeeds or {@link #close()} is called.
  */
 public final class OwnedTable implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(OwnedTable.class);
   private static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(5);
+  private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
   private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_-]{0,31}");
   private static final SecureRandom RANDOM = new SecureRandom();
+  private static final ScheduledExecutorService REINSTALLER = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "tcpopt-nft-reinstall");
+    t.setDaemon(true);
+    return t;
+  });
 
   /** Whether the kernel removes the table when the child exits. */
   public enum Ownership {
@@ -54,21 +62,21 @@ public final class OwnedTable implements AutoCloseable {
     NONE
   }
 
+  private final Commands commands;
   private final String family;
   private final String name;
-  private final Commands commands;
-  private final Process nft;
-  private final OutputStream stdin;
-  private final Ownership ownership;
+  private final List<String> body;
+  private volatile Process nft;
+  private volatile Ownership ownership;
+  private volatile String problem;
   private volatile boolean closing;
+  private long backoffMillis = 1000;
 
-  private OwnedTable(String family, String name, Commands commands, Process nft, Ownership ownership) {
+  private OwnedTable(Commands commands, String family, String name, List<String> body) {
+    this.commands = commands;
     this.family = family;
     this.name = name;
-    this.commands = commands;
-    this.nft = nft;
-    this.stdin = nft.getOutputStream();
-    this.ownership = ownership;
+    this.body = List.copyOf(body);
   }
 
   /**
@@ -76,23 +84,29 @@ public final class OwnedTable implements AutoCloseable {
    * stand inside {@code table family name { ... }}, one per list item, without comments (they are
    * joined with {@code ;} onto the child's single input line).
    *
-   * @param onLost told (once, with the reason) when the child exits before {@link #close()}
    * @throws NetfilterException with nft's error when neither an owned nor a plain table is accepted
    */
-  public static OwnedTable install(Commands commands, String family, String name, List<String> body, Consumer<String> onLost) {
+  public static OwnedTable install(Commands commands, String family, String name, List<String> body) {
     if (!NAME.matcher(family).matches() || !NAME.matcher(name).matches()) {
       throw new IllegalArgumentException("bad nftables family or table name: " + family + " " + name);
     }
     Commands.requireTool("nft", "nftables");
-    Process nft = commands.start(false, Commands.which("nft").orElse("nft"), "-i");
-    Output output = new Output(nft);
-    Ownership ownership = null;
+    OwnedTable table = new OwnedTable(commands, family, name, body);
+    table.start();
+    return table;
+  }
+
+  /** Starts a child and installs the table through it: owned if the kernel can, else plain. */
+  private synchronized void start() {
+    Process child = commands.start(false, Commands.which("nft").orElse("nft"), "-i");
+    Output output = new Output(child);
+    Ownership installed = null;
     String error = null;
     try {
       for (Ownership attempt : Ownership.values()) {
-        error = tryInstall(nft, output, family, name, body, attempt);
+        error = tryInstall(child, output, attempt);
         if (error == null) {
-          ownership = attempt;
+          installed = attempt;
           break;
         }
         log.debug("nft refused table {} {} ({}): {}", family, name, attempt, error);
@@ -100,23 +114,50 @@ public final class OwnedTable implements AutoCloseable {
     } catch (IOException e) {
       error = "nft exited: " + e.getMessage() + " " + output.errors();
     }
-    if (ownership == null) {
-      nft.destroyForcibly();
+    if (installed == null) {
+      child.destroyForcibly();
       throw new NetfilterException("nft refused table " + family + " " + name + ": " + error);
     }
-    OwnedTable table = new OwnedTable(family, name, commands, nft, ownership);
-    nft.onExit().thenRun(() -> {
-      if (!table.closing) {
-        onLost.accept("nft (pid " + nft.pid() + ", holding table " + family + " " + name + ") exited with status " + nft.exitValue()
-            + (table.ownership == Ownership.KERNEL ? "; the kernel removed the table" : "") + " " + output.errors());
+    nft = child;
+    ownership = installed;
+    problem = null;
+    child.onExit().thenRun(() -> died(child, output));
+  }
+
+  private void died(Process child, Output output) {
+    if (closing) {
+      return;
+    }
+    problem = "nft (pid " + child.pid() + ", holding table " + family + " " + name + ") exited with status " + child.exitValue()
+        + (ownership == Ownership.KERNEL ? ", taking the table with it" : "") + output.errors();
+    log.error("{}; installing it again", problem);
+    scheduleReinstall();
+  }
+
+  private synchronized void scheduleReinstall() {
+    long delay = backoffMillis;
+    backoffMillis = Math.min(backoffMillis * 2, MAX_BACKOFF.toMillis());
+    REINSTALLER.schedule(this::reinstall, delay, TimeUnit.MILLISECONDS);
+  }
+
+  private void reinstall() {
+    if (closing) {
+      return;
+    }
+    try {
+      start();
+      synchronized (this) {
+        backoffMillis = 1000;
       }
-    });
-    return table;
+      log.warn("nftables table {} {} installed again", family, name);
+    } catch (NetfilterException e) {
+      log.error("installing nftables table {} {} again failed: {}", family, name, e.getMessage());
+      scheduleReinstall();
+    }
   }
 
   /** Sends the transaction, then lists the table: done when the listing carries this attempt's nonce. */
-  private static String tryInstall(Process nft, Output output, String family, String name, List<String> body, Ownership attempt)
-      throws IOException {
+  private String tryInstall(Process child, Output output, Ownership attempt) throws IOException {
     byte[] random = new byte[6];
     RANDOM.nextBytes(random);
     String nonce = "tcpopt pid " + ProcessHandle.current().pid() + " " + HexFormat.of().formatHex(random);
@@ -126,7 +167,7 @@ public final class OwnedTable implements AutoCloseable {
         + "comment \"" + nonce + "\"; " + String.join("; ", body) + "; }";
     String list = "list table " + table;
     int errorsBefore = output.errorLines();
-    send(nft.getOutputStream(), transaction + "\n" + list + "\n");
+    send(child.getOutputStream(), transaction + "\n" + list + "\n");
     List<String> listing = output.awaitListing(table, list, ANSWER_TIMEOUT);
     if (listing.stream().anyMatch(l -> l.contains("\"" + nonce + "\""))) {
       return null;
@@ -143,7 +184,12 @@ public final class OwnedTable implements AutoCloseable {
     return ownership;
   }
 
-  /** Whether the child holding the table still runs. */
+  /** Why the table is not in place right now (its child died; being installed again), or null. */
+  public String problem() {
+    return problem;
+  }
+
+  /** Whether the child holding the table runs. */
   public boolean alive() {
     return nft.isAlive();
   }
@@ -155,22 +201,23 @@ public final class OwnedTable implements AutoCloseable {
       return;
     }
     closing = true;
+    Process child = nft;
     try {
-      if (nft.isAlive()) {
-        send(stdin, "delete table " + family + " " + name + "\n");
+      if (child.isAlive()) {
+        send(child.getOutputStream(), "delete table " + family + " " + name + "\n");
       }
     } catch (IOException e) {
       log.debug("nft holding table {} {} already gone: {}", family, name, e.toString());
     }
     try {
-      stdin.close();
-      if (!nft.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-        nft.destroyForcibly();
+      child.getOutputStream().close();
+      if (!child.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+        child.destroyForcibly();
       }
     } catch (IOException e) {
       // the child is gone already
     } catch (InterruptedException e) {
-      nft.destroyForcibly();
+      child.destroyForcibly();
       Thread.currentThread().interrupt();
     }
     if (ownership == Ownership.NONE) {
@@ -278,7 +325,7 @@ public final class OwnedTable implements AutoCloseable {
     }
 
     synchronized String errors() {
-      return err.isEmpty() ? "" : "(" + errorsSince(0) + ")";
+      return err.isEmpty() ? "" : " (" + errorsSince(0) + ")";
     }
   }
 }

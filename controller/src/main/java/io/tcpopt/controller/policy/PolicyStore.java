@@ -5,6 +5,7 @@ import com.hazelcast.core.HazelcastInstanceNotActiveException;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.listener.EntryAddedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
+import com.hazelcast.nio.serialization.compact.CompactSerializer;
 import com.hazelcast.splitbrainprotection.SplitBrainProtectionException;
 import io.tcpopt.common.policy.PolicyDocument;
 import io.tcpopt.common.policy.PolicyException;
@@ -43,6 +44,9 @@ public final class PolicyStore implements AutoCloseable {
   static final String POINTER_KEY = "active";
 
   private static final Logger log = LoggerFactory.getLogger(PolicyStore.class);
+
+  /** How the store's values and entry processors travel through Hazelcast (give them to {@code ClusterMember.start}). */
+  public static final List<CompactSerializer<?>> STORED_TYPES = PolicySerializers.ALL;
 
   private final ClusterMember cluster;
   private final String controllerName;

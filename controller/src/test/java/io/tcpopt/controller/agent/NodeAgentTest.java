@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 class NodeAgentTest {
   @Test
   void registersHeartbeatsFollowsPolicyAndRegistersAgainWhenForgotten() throws Exception {
-    ClusterMember cluster = ClusterMember.start(TestClusters.single(), "ctl-agent");
+    ClusterMember cluster = TestClusters.start(TestClusters.single(), "ctl-agent");
     PolicyStore policies = new PolicyStore(cluster, "ctl-agent", Clock.systemUTC(), Duration.ofSeconds(1));
     NodeRegistry nodes = new NodeRegistry(cluster, Clock.systemUTC(), Duration.ofSeconds(3));
     ControllerApi api = new ControllerApi(

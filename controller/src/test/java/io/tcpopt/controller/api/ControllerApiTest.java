@@ -144,7 +144,7 @@ class ControllerApiTest {
 
   @BeforeAll
   void start() throws Exception {
-    cluster = ClusterMember.start(TestClusters.single(), "ctl-api");
+    cluster = TestClusters.start(TestClusters.single(), "ctl-api");
     policies = new PolicyStore(cluster, "ctl-api", Clock.systemUTC(), Duration.ofSeconds(1));
     nodes = new NodeRegistry(cluster, Clock.systemUTC(), Duration.ofSeconds(5));
     nodes.register("br-int", "branch", "", io.tcpopt.controller.membership.NodeRole.INTEGRATED, "198.18.0.1:7800", "", 1000, "ctl-api");

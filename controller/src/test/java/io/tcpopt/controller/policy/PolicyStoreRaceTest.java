@@ -29,7 +29,7 @@ class PolicyStoreRaceTest {
   @Test
   void aRollbackRacingAnApplyIsReportedNotLost() throws Exception {
     ExecutorService threads = Executors.newFixedThreadPool(2);
-    try (ClusterMember cluster = ClusterMember.start(TestClusters.single(), "ctl-race")) {
+    try (ClusterMember cluster = TestClusters.start(TestClusters.single(), "ctl-race")) {
       PolicyStore store = new PolicyStore(cluster, "ctl-race", Clock.systemUTC(), Duration.ofSeconds(1));
       try {
         PolicyVersion first = store.apply(Policies.BRANCH_TO_DC, "first", -1);

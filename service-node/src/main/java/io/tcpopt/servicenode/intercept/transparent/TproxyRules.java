@@ -7,13 +7,8 @@ import io.tcpopt.common.netfilter.NetfilterException;
 import io.tcpopt.common.netfilter.OwnedTable;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -42,8 +37,9 @@ import org.slf4j.LoggerFactory;
  * <p><b>Leftovers.</b> The install replaces a table of the same name that has no live owner, and
  * adopts a rule or route tagged {@value #PROTO} left by an earlier run (removing it at close). A
  * rule or route without the tag belongs to someone else: it is used, and left in place at close.
- * If the {@code nft} child dies while the node runs, interception stops (flows go direct); it is
- * reported and re-installed with a backoff. IPv4 only.
+ * If the {@code nft} child dies while the node runs, interception stops (flows go direct) until
+ * {@link OwnedTable} has installed the table again; {@link #failToWire()} says so meanwhile. IPv4
+ * only.
  */
 public final class TproxyRules implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TproxyRules.class);
@@ -51,37 +47,26 @@ public final class TproxyRules implements AutoCloseable {
   /** The routing protocol number tagging the rule and route this class installs. */
   static final int PROTO = 149;
   private static final Pattern IPV4_PREFIX = Pattern.compile("(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})(/(\\d{1,2}))?");
-  private static final Duration MAX_REINSTALL_BACKOFF = Duration.ofSeconds(30);
 
   private final Commands commands;
-  private final List<String> tableBody;
   private final int mark;
   private final int routeTable;
   private final ExitGuard guard;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Thread shutdownHook;
-  private final ScheduledExecutorService reinstaller;
   private volatile OwnedTable table;
   /** Added by this install (removed on any failure), or adopted from an earlier run (removed at close only). */
   private boolean addedRule;
   private boolean addedRoute;
   private boolean adoptedRule;
   private boolean adoptedRoute;
-  private volatile String lost;
-  private long backoffMillis = 1000;
 
-  private TproxyRules(Commands commands, List<String> tableBody, int mark, int routeTable, ExitGuard guard) {
+  private TproxyRules(Commands commands, int mark, int routeTable, ExitGuard guard) {
     this.commands = commands;
-    this.tableBody = tableBody;
     this.mark = mark;
     this.routeTable = routeTable;
     this.guard = guard;
     this.shutdownHook = new Thread(this::remove, "tcpopt-tproxy-cleanup");
-    this.reinstaller = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "tcpopt-tproxy-reinstall");
-      t.setDaemon(true);
-      return t;
-    });
   }
 
   /**
@@ -118,10 +103,10 @@ public final class TproxyRules implements AutoCloseable {
         List.of("ip", "route", "del", "local", "0.0.0.0/0", "dev", "lo", "table", Integer.toString(routeTable), "proto", Integer.toString(PROTO)),
         List.of("ip", "rule", "del", "fwmark", Integer.toString(mark), "lookup", Integer.toString(routeTable), "proto", Integer.toString(PROTO))))
         .orElse(null);
-    TproxyRules rules = new TproxyRules(commands, body, mark, routeTable, guard);
+    TproxyRules rules = new TproxyRules(commands, mark, routeTable, guard);
     try {
       rules.addRouting();
-      rules.table = OwnedTable.install(commands, "ip", TABLE, body, rules::tableLost);
+      rules.table = OwnedTable.install(commands, "ip", TABLE, body);
     } catch (NetfilterException | TproxyException e) {
       // Adopted routing stays: it may belong to a node that is still running (whose table we were refused).
       rules.adoptedRule = false;
@@ -169,51 +154,15 @@ public final class TproxyRules implements AutoCloseable {
   /** How new connections are kept from a dead node: null when the kernel does it, else what does. */
   public String failToWire() {
     OwnedTable t = table;
-    String problem = lost;
+    String problem = t == null ? null : t.problem();
     if (problem != null) {
-      return problem;
+      return "transparent interception lost, new flows go direct: " + problem;
     }
     if (t != null && t.ownership() == OwnedTable.Ownership.NONE) {
       return "kernel lacks nftables table ownership: if the node dies, its TPROXY table stays until the exit guard removes it"
           + (guard == null ? " (no guard: no sh)" : "");
     }
     return null;
-  }
-
-  private void tableLost(String why) {
-    if (closed.get()) {
-      return;
-    }
-    lost = "transparent interception lost, new flows go direct: " + why;
-    log.error("{}; re-installing", lost);
-    scheduleReinstall();
-  }
-
-  private synchronized void scheduleReinstall() {
-    long delay = backoffMillis;
-    backoffMillis = Math.min(backoffMillis * 2, MAX_REINSTALL_BACKOFF.toMillis());
-    try {
-      reinstaller.schedule(this::reinstall, delay, TimeUnit.MILLISECONDS);
-    } catch (RejectedExecutionException e) {
-      // closing
-    }
-  }
-
-  private void reinstall() {
-    if (closed.get()) {
-      return;
-    }
-    try {
-      table = OwnedTable.install(commands, "ip", TABLE, tableBody, this::tableLost);
-      lost = null;
-      synchronized (this) {
-        backoffMillis = 1000;
-      }
-      log.warn("transparent interception re-installed");
-    } catch (NetfilterException e) {
-      log.error("re-installing transparent interception failed: {}", e.getMessage());
-      scheduleReinstall();
-    }
   }
 
   /** Removes what {@link #install} added; idempotent, never throws (failures are logged). */
@@ -232,7 +181,6 @@ public final class TproxyRules implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    reinstaller.shutdownNow();
     OwnedTable t = table;
     if (t != null) {
       t.close();

@@ -99,6 +99,19 @@ class TproxyRulesTest {
   }
 
   @Test
+  void withoutTableOwnershipItSaysSoAndStillRemovesEverything() {
+    privateNamespace();
+    // A kernel without the owner flag, simulated: the flag turns into a syntax error on the way to nft.
+    Commands oldKernel = new Commands(List.of("ip", "netns", "exec", namespace, "sh", "-c",
+        "sed -u 's/flags owner;/flags unsupported;/' | \"$0\" \"$@\""));
+    TproxyRules rules = TproxyRules.install(oldKernel, 7900, 1, 100, List.of(), List.of());
+    assertTrue(rules.failToWire().startsWith("kernel lacks nftables table ownership"), rules.failToWire());
+    rules.close();
+    assertFalse(oldKernel.run(null, "nft", "list", "ruleset").stdout().contains("tcpopt"));
+    assertFalse(oldKernel.run(null, "ip", "rule", "show").stdout().contains("fwmark"));
+  }
+
+  @Test
   void aFailedStepRollsBackAndSaysWhy() {
     Commands ns = privateNamespace();
     // Table 253 is the kernel's "default" table: refused before anything is installed.

@@ -116,6 +116,21 @@ public final class Commands {
     }
   }
 
+  /**
+   * {@code command} prefixed with {@code setsid -w} when installed: the child gets a session of its
+   * own, so signals for the JVM's process group (a terminal's Ctrl-C) do not reach it; it still ends
+   * when its stdin, a pipe from this JVM, closes.
+   */
+  public static String[] ownSession(String... command) {
+    Optional<String> setsid = which("setsid");
+    if (setsid.isEmpty()) {
+      return command;
+    }
+    List<String> argv = new ArrayList<>(List.of(setsid.get(), "-w"));
+    argv.addAll(List.of(command));
+    return argv.toArray(String[]::new);
+  }
+
   private static CompletableFuture<String> drain(InputStream stream) {
     return CompletableFuture.supplyAsync(() -> {
       try (InputStream in = stream) {

@@ -44,12 +44,7 @@ public final class ExitGuard implements AutoCloseable {
       log.warn("no sh found: nothing removes {} if this process dies without stopping", describe(cleanup));
       return Optional.empty();
     }
-    List<String> argv = new ArrayList<>();
-    Commands.which("setsid").ifPresent(argv::add);
-    argv.add(sh.get());
-    argv.add("-c");
-    argv.add(script(cleanup));
-    return Optional.of(new ExitGuard(commands.start(true, argv.toArray(String[]::new))));
+    return Optional.of(new ExitGuard(commands.start(true, Commands.ownSession(sh.get(), "-c", script(cleanup)))));
   }
 
   /** The guard's shell script: wait for a line or end-of-file; anything but "disarm" runs the commands. */

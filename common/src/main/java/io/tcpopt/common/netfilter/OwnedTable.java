@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * input is a pipe from this JVM: however the JVM ends (exit, SIGKILL, an OOM exit, a crash), the
  * kernel closes the pipe, {@code nft} reads end-of-file and exits, and the table goes with it. No
  * shutdown hook or supervisor is involved; nothing but this process may change or delete the table
- * meanwhile ({@code EPERM} for everyone else).
+ * meanwhile ({@code EPERM} for everyone else). The child runs in a session of its own, so a
+ * terminal's Ctrl-C reaches only the JVM, which then removes the table itself.
  *
  * <p>The table is written in one transaction that first deletes a table of the same name left
  * without an owner (by an older version or a kernel without the flag), so a restart replaces
@@ -98,7 +99,7 @@ public final class OwnedTable implements AutoCloseable {
 
   /** Starts a child and installs the table through it: owned if the kernel can, else plain. */
   private synchronized void start() {
-    Process child = commands.start(false, Commands.which("nft").orElse("nft"), "-i");
+    Process child = commands.start(false, Commands.ownSession(Commands.which("nft").orElse("nft"), "-i"));
     Output output = new Output(child);
     Ownership installed = null;
     String error = null;

@@ -18,6 +18,7 @@ import com.hazelcast.splitbrainprotection.SplitBrainProtectionOn;
 import io.tcpopt.common.netfilter.Commands;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -54,6 +55,7 @@ public final class ClusterMember implements AutoCloseable {
   public static final String MEMBERSHIP_MAPS = "tcpopt.nodes";
 
   private static final Logger log = LoggerFactory.getLogger(ClusterMember.class);
+  private static final Duration MAX_JOIN = Duration.ofSeconds(15);
 
   private final ClusterConfig config;
   private final HazelcastInstance hazelcast;
@@ -124,6 +126,10 @@ public final class ClusterMember implements AutoCloseable {
     config.setProperty("hazelcast.merge.first.run.delay.seconds", "5");
     config.setProperty("hazelcast.merge.next.run.delay.seconds", "5");
     config.setProperty("hazelcast.tcp.join.port.try.count", "1");
+    // Members that are unreachable without refusing (a partition, or an allow-list dropping us)
+    // must not hold a starting controller for Hazelcast's default 300 s: it forms (or stays) a
+    // cluster of its own after this long and merges when the others become reachable.
+    config.setProperty("hazelcast.max.join.seconds", Long.toString(MAX_JOIN.toSeconds()));
 
     // Members only: with the advanced network config and no client endpoint, the port speaks no
     // client protocol (no Hazelcast client can connect); REST and memcache are off.

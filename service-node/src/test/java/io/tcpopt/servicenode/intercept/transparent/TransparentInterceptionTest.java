@@ -60,10 +60,8 @@ class TransparentInterceptionTest {
   @Test
   void tproxyRulesDivertClientFlowsToATransparentListenerAndLeaveNoTrace() throws Exception {
     lab = NamespaceLab.create("tproxy");
-    ChildProcess server = lab.java(SERVER, "server", DigestTool.class, QUICK_JVM, "server", "5201");
-    server.awaitLine(l -> l.startsWith("LISTENING"), START);
-    ChildProcess probe = lab.java(BRANCH, "probe", TransparentProbe.class, QUICK_JVM, "7900", "198.18.1.0/24", "198.19.1.0/24");
-    probe.awaitLine(l -> l.equals("READY"), START);
+    ChildProcess server = server();
+    ChildProcess probe = probe("probe");
 
     ChildProcess client = lab.java(CLIENT, "client", DigestTool.class, QUICK_JVM, "client", "198.19.1.2", "5201", "5", "262144");
     assertEquals("DONE ok=5 failed=0", client.awaitLine(l -> l.startsWith("DONE"), START), () -> String.join("\n", client.lines()));
@@ -91,10 +89,8 @@ class TransparentInterceptionTest {
   @Test
   void aKilledNodeTakesItsInterceptionWithItAndARestartInstallsItAgain() throws Exception {
     lab = NamespaceLab.create("kill");
-    ChildProcess server = lab.java(SERVER, "server", DigestTool.class, QUICK_JVM, "server", "5201");
-    server.awaitLine(l -> l.startsWith("LISTENING"), START);
-    ChildProcess probe = lab.java(BRANCH, "probe", TransparentProbe.class, QUICK_JVM, "7900", "198.18.1.0/24", "198.19.1.0/24");
-    probe.awaitLine(l -> l.equals("READY"), START);
+    ChildProcess server = server();
+    ChildProcess probe = probe("probe");
     assertTrue(lab.exec(BRANCH, "ip", "rule", "show").stdout().contains("fwmark 0x1 lookup 100 proto 149"));
 
     probe.kill();
@@ -111,11 +107,24 @@ class TransparentInterceptionTest {
     assertEquals(digests(direct.lines(), "FLOW"), awaitDigests(server, 1));
 
     // A restarted node installs its interception again.
-    ChildProcess again = lab.java(BRANCH, "probe-again", TransparentProbe.class, QUICK_JVM, "7900", "198.18.1.0/24", "198.19.1.0/24");
-    again.awaitLine(l -> l.equals("READY"), START);
+    ChildProcess again = probe("probe-again");
     ChildProcess client = lab.java(CLIENT, "client", DigestTool.class, QUICK_JVM, "client", "198.19.1.2", "5201", "1", "65536");
     assertEquals("DONE ok=1 failed=0", client.awaitLine(l -> l.startsWith("DONE"), START), () -> String.join("\n", client.lines()));
     again.awaitLine(l -> l.startsWith("ORIGINAL local=198.19.1.2:5201"), START);
+  }
+
+  /** The echo server, listening. */
+  private ChildProcess server() throws Exception {
+    ChildProcess server = lab.java(SERVER, "server", DigestTool.class, QUICK_JVM, "server", "5201");
+    server.awaitLine(l -> l.startsWith("LISTENING"), START);
+    return server;
+  }
+
+  /** A transparent listener with the rules installed in the branch, for 198.18.1.0/24 to 198.19.1.0/24. */
+  private ChildProcess probe(String name) throws Exception {
+    ChildProcess probe = lab.java(BRANCH, name, TransparentProbe.class, QUICK_JVM, "7900", "198.18.1.0/24", "198.19.1.0/24");
+    probe.awaitLine(l -> l.equals("READY"), START);
+    return probe;
   }
 
   /** Polls {@code present} until it turns false (bounded: 10 s); returns System.nanoTime() then. */

@@ -62,6 +62,7 @@ public final class Controller implements AutoCloseable {
   private PolicyStore policies;
   private NodeRegistry nodes;
   private FlowDispatcher dispatcher;
+  private Authenticator authenticator;
   private ControllerApi api;
   private GrpcServer server;
   private HandoffForwarder handoff;
@@ -112,7 +113,7 @@ public final class Controller implements AutoCloseable {
       dispatcher = new FlowDispatcher(policies::active, this::candidates, new FlowDistributor(MAX_PINNED_FLOWS));
       bootstrap();
       registerSelf();
-      Authenticator authenticator = new Authenticator(config.token(), config.tls().isPresent(), config.operatorCas());
+      authenticator = new Authenticator(config.token(), config.tls().isPresent(), config.operatorCas());
       api =
           new ControllerApi(
               new ControllerApi.Context(
@@ -271,6 +272,11 @@ public final class Controller implements AutoCloseable {
 
   public ClusterMember cluster() {
     return cluster;
+  }
+
+  /** Who a request comes from (token, operator or node certificate); the console decides with the same one. Valid after {@link #start()}. */
+  public Authenticator authenticator() {
+    return authenticator;
   }
 
   /** The gRPC services (auth included), e.g. to serve in-process. */

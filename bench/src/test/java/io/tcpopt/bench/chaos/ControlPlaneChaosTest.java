@@ -72,6 +72,10 @@ class ControlPlaneChaosTest {
       for (String c : CONTROLLERS) {
         startController(jar, c, "198.18.50." + (c.charAt(0) - 'a' + 1), 2, "");
       }
+      // A rogue controller (same cluster name, same member list, a same-CA certificate), started with
+      // the members and judged after steps 2-4: its Hazelcast tries to join meanwhile.
+      Path rogueLog = startController(jar, "rogue", "198.18.50.9", 1, "policy:\n" + Files.readString(policy("rogue-policy")).indent(2));
+      long rogueStarted = System.nanoTime();
       startProbe(jar);
       String a = api("a");
       String b = api("b");
@@ -82,10 +86,7 @@ class ControlPlaneChaosTest {
       Path one = policy("chaos-one");
       assertTrue(ask("apply " + a + " " + one + " 0").startsWith("APPLIED version=1 "));
 
-      // 1. Non-members: a rogue controller (same cluster name, same member list, a same-CA certificate)
-      // is started now and judged after steps 2-4, while Hazelcast tries to join for it.
-      Path rogueLog = startController(jar, "rogue", "198.18.50.9", 1, "policy:\n" + Files.readString(policy("rogue-policy")).indent(2));
-      long rogueStarted = System.nanoTime();
+      // 1. Non-members: the rogue controller started with the others tried to join all along.
       assertTrue(ask("hazelcast 198.18.50.1:5701 " + CLUSTER).startsWith("REFUSED"), "a Hazelcast client from the rogue's network");
       TestbedRun.Result local = run.inNs(run.ns("a"), 60, Map.of(), "sh", "-c", "echo 'hazelcast 198.18.50.1:5701 " + CLUSTER + "' | "
           + probeCommand(jar));

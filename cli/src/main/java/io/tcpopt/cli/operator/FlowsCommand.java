@@ -154,6 +154,7 @@ public final class FlowsCommand extends OperatorCommand {
     json.put("opened", f.opened() == null ? null : f.opened().toString());
     json.put("durationMillis", f.duration() == null ? null : f.duration().toMillis());
     json.put("reason", f.reason() == null || f.reason().isEmpty() ? null : f.reason());
+    json.put("peer", f.peer() == null || f.peer().isEmpty() ? null : f.peer());
     return json;
   }
 }

@@ -5,7 +5,7 @@ import io.tcpopt.cli.CliException;
 import io.tcpopt.cli.Main;
 import io.tcpopt.cli.node.FlowLogging;
 import io.tcpopt.cli.node.UntilStopped;
-import io.tcpopt.cli.output.Units;
+import io.tcpopt.common.units.Units;
 import io.tcpopt.common.config.ConfigException;
 import io.tcpopt.common.config.ConfigTree;
 import java.io.IOException;

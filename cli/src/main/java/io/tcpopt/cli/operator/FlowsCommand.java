@@ -3,7 +3,7 @@ package io.tcpopt.cli.operator;
 import io.tcpopt.cli.CliContext;
 import io.tcpopt.cli.CliException;
 import io.tcpopt.cli.output.Table;
-import io.tcpopt.cli.output.Units;
+import io.tcpopt.common.units.Units;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;

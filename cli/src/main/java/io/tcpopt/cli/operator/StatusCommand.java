@@ -2,7 +2,7 @@ package io.tcpopt.cli.operator;
 
 import io.tcpopt.cli.CliContext;
 import io.tcpopt.cli.output.Table;
-import io.tcpopt.cli.output.Units;
+import io.tcpopt.common.units.Units;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

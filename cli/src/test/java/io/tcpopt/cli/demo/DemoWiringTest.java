@@ -42,9 +42,10 @@ class DemoWiringTest {
   }
 
   private static CliRun cli(String... args) {
-    String[] all = new String[args.length + 1];
+    String[] all = new String[args.length + 2];
     System.arraycopy(args, 0, all, 0, args.length);
     all[args.length] = "--controller=" + demo.controller();
+    all[args.length + 1] = "--token=" + demo.token();
     return CliRun.run(ControllerConnector.grpc(), all);
   }
 

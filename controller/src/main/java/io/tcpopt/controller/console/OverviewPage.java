@@ -59,7 +59,14 @@ final class OverviewPage {
       b.append(b.length() == 0 ? "" : ", ").append(n.getName()).append(" (").append(n.getRole()).append(", ")
           .append(n.getHealth() == Health.RUNNING ? "healthy" : "down").append(')');
     }
-    h.tableStart("Sites with their registered nodes", "Site", "Nodes");
+    for (PeerSession p : s.getSessionsList()) {
+      StringBuilder b = bySite.computeIfAbsent(p.getSite(), k -> new StringBuilder());
+      String peer = p.getPeer() + " (peer";
+      if (nodes.stream().noneMatch(n -> n.getName().equals(p.getPeer())) && b.indexOf(peer) < 0) {
+        b.append(b.length() == 0 ? "" : ", ").append(peer).append(" of ").append(p.getReporter()).append(", not registered here)");
+      }
+    }
+    h.tableStart("Sites with their nodes", "Site", "Nodes");
     bySite.forEach((site, list) -> h.row(site, list.length() == 0 ? "no registered node" : list.toString()));
     h.tableEnd(2, "no sites", bySite.isEmpty()).raw("</section>");
 

@@ -8,6 +8,7 @@ import io.tcpopt.cli.operator.FlowsCommand;
 import io.tcpopt.cli.operator.NodesCommand;
 import io.tcpopt.cli.operator.PolicyCommand;
 import io.tcpopt.cli.operator.StatusCommand;
+import io.tcpopt.cli.top.TopCommand;
 import io.tcpopt.common.config.ConfigException;
 import io.tcpopt.common.policy.PolicyException;
 import java.io.PrintWriter;
@@ -37,6 +38,7 @@ import picocli.CommandLine.Model.OptionSpec;
       StatusCommand.class,
       FlowsCommand.class,
       NodesCommand.class,
+      TopCommand.class,
       PolicyCommand.class,
       CertsCommand.class,
       CommandLine.HelpCommand.class

@@ -46,6 +46,8 @@ class ConsoleBrowserTest {
   private static DemoCluster demo;
   private static HeadlessChromium browser;
   private static Socket interactive;
+  private static Socket bulk;
+  private static Thread slowReader;
   private static String base;
   private static final HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER)
       .connectTimeout(Duration.ofSeconds(5)).build();
@@ -63,6 +65,7 @@ class ConsoleBrowserTest {
     Transfer.Result r = Transfer.download(demo.listener(), 16L << 20, Duration.ofSeconds(60), n -> {});
     assertTrue(r.digestMatches());
     interactive = Transfer.openEcho(demo.listener(), Duration.ofSeconds(30));
+    bulk = startSlowDownload();
     browser = HeadlessChromium.start(chromium.get());
     Files.createDirectories(SCREENSHOTS);
   }
@@ -74,6 +77,10 @@ class ConsoleBrowserTest {
     }
     if (interactive != null) {
       interactive.close();
+    }
+    if (bulk != null) {
+      bulk.close();
+      slowReader.join(5000);
     }
     if (demo != null) {
       demo.close();
@@ -112,7 +119,7 @@ class ConsoleBrowserTest {
     assertTrue(glance.contains("RUNNING") && glance.contains(DemoCluster.POLICY_NAME + " v1"), glance);
     assertTrue(browser.text("section[aria-labelledby=sessions] tbody").matches("(?s).*branch-1\\s+dc-1\\s+dc\\s+[1-4]/4.*"),
         browser.text("section[aria-labelledby=sessions] tbody"));
-    assertTrue(browser.text(".card.optimized").contains("1"), browser.text(".card.optimized"));
+    assertTrue(browser.text(".card.optimized").startsWith("Optimized flows\n2\n"), browser.text(".card.optimized")); // echo + bulk
     // The chart draws itself from /api/throughput and keeps updating: the 16 MiB transfer is in it.
     String points = browser.await(() -> (String) browser.eval(
         "(function(){var p=document.querySelector('#throughput-chart polyline[data-series=optimized]');"
@@ -135,6 +142,8 @@ class ConsoleBrowserTest {
     String rows = browser.text("tbody");
     assertTrue(rows.lines().anyMatch(l -> l.contains("127.0.0.1:" + serverPort) && l.contains("branch-1") && l.contains("dc-1")
         && l.contains("optimized")), rows);
+    // The bulk download's rate now (from the console's once-a-second samples), next to its bytes.
+    assertTrue(rows.lines().anyMatch(l -> l.matches(".*\\toptimized\\t\\S+\\t\\d+(\\.\\d)?[MG]iB\\t\\d+(\\.\\d)?Mbit/s\\t.*")), rows);
     shot("flows");
 
     browser.open(base + "/flows?port=" + serverPort + "&state=optimized");
@@ -215,6 +224,31 @@ class ConsoleBrowserTest {
       assertEquals(DemoCluster.POLICY_NAME, client.policy(0).name());
       assertEquals(before + 1, client.policy(0).version());
     }
+  }
+
+  /**
+   * A long download read at about 8 MB/s while the tests run: an optimized flow with a steady rate
+   * for the flows page and the chart (closed in {@link #stop()}).
+   */
+  private static Socket startSlowDownload() throws java.io.IOException {
+    Socket socket = new Socket();
+    socket.connect(demo.listener(), 10_000);
+    socket.getOutputStream().write(new byte[] {'D', 0, 0, 0, 0x10, 0, 0, 0, 0}); // 64 GiB: longer than the tests
+    socket.getOutputStream().flush();
+    slowReader = new Thread(() -> {
+      byte[] buffer = new byte[64 * 1024];
+      try {
+        java.io.InputStream in = socket.getInputStream();
+        while (in.readNBytes(buffer, 0, buffer.length) > 0) {
+          Thread.sleep(8);
+        }
+      } catch (java.io.IOException | InterruptedException e) {
+        // Closed at the end of the tests.
+      }
+    }, "slow-download");
+    slowReader.setDaemon(true);
+    slowReader.start();
+    return socket;
   }
 
   private static void fillAndReview(String yaml, String comment) {

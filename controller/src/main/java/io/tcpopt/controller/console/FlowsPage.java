@@ -37,11 +37,11 @@ final class FlowsPage {
     input(h, "node", "Service node", query.get("node"), "text");
     input(h, "address", "Address (source or destination IP)", query.get("address"), "text");
     input(h, "port", "Port (source or destination)", query.get("port"), "number");
-    h.raw("<label for=\"f-state\">State</label><select id=\"f-state\" name=\"state\"><option value=\"\">any</option>");
+    h.raw("<div class=\"field\"><label for=\"f-state\">State</label><select id=\"f-state\" name=\"state\"><option value=\"\">any</option>");
     for (String s : STATES) {
       h.raw("<option value=\"").raw(s).raw("\"").raw(s.equals(query.get("state")) ? " selected" : "").raw(">").text(s).raw("</option>");
     }
-    h.raw("</select><button type=\"submit\">Apply filters</button> <a href=\"/flows\">Clear</a></form>");
+    h.raw("</select></div><div class=\"field\"><button type=\"submit\">Apply filters</button> <a href=\"/flows\">Clear</a></div></form>");
 
     List<Flow> flows = response.getFlowsList();
     String caption = (closed ? "Closed flows" : "Active flows") + ": " + flows.size() + (response.getTruncated() ? " (first " + LIMIT + " shown)" : "");
@@ -113,7 +113,8 @@ final class FlowsPage {
   }
 
   private static void input(Html h, String name, String label, String value, String type) {
-    h.raw("<label for=\"f-").raw(name).raw("\">").text(label).raw("</label><input id=\"f-").raw(name).raw("\" name=\"").raw(name)
-        .raw("\" type=\"").raw(type).raw("\" value=\"").raw(Html.attr(value == null ? "" : value)).raw("\">");
+    h.raw("<div class=\"field\"><label for=\"f-").raw(name).raw("\">").text(label).raw("</label><input id=\"f-").raw(name)
+        .raw("\" name=\"").raw(name).raw("\" type=\"").raw(type).raw("\" value=\"").raw(Html.attr(value == null ? "" : value))
+        .raw("\"></div>");
   }
 }

@@ -40,7 +40,7 @@ final class OverviewPage {
         s.getFlowsActive() + " of " + s.getFlowCapacity(), "");
     h.raw("</dl></section>");
 
-    h.raw("<section aria-labelledby=\"throughput\"><h2 id=\"throughput\">Throughput, last 10 minutes</h2>")
+    h.raw("<section aria-labelledby=\"throughput\"><h2 id=\"throughput\">Throughput over the last minutes</h2>")
         .raw("<figure class=\"chart\" id=\"throughput-chart\" data-source=\"/api/throughput\">")
         .raw("<svg role=\"img\" aria-labelledby=\"chart-title\" viewBox=\"0 0 800 240\" preserveAspectRatio=\"none\">")
         .raw("<title id=\"chart-title\">Throughput of optimized and pass-through flows, one point per second</title></svg>")

@@ -78,7 +78,7 @@ final class PolicyPage {
       h.raw("<form method=\"get\" action=\"/policy#diff\" class=\"filters\">");
       select(h, "from", "From version", versions, from > 0 ? from : Math.max(1, active - 1));
       select(h, "to", "To version", versions, to > 0 ? to : active);
-      h.raw("<button type=\"submit\">Show differences</button></form>");
+      h.raw("<div class=\"field\"><button type=\"submit\">Show differences</button></div></form>");
       if (from > 0 && to > 0) {
         PolicyView.diff(h, "Version " + from + " → version " + to, data.diff(from, to));
       }
@@ -156,12 +156,13 @@ final class PolicyPage {
   }
 
   private static void select(Html h, String name, String label, ListPolicyVersionsResponse versions, long selected) {
-    h.raw("<label for=\"d-").raw(name).raw("\">").text(label).raw("</label><select id=\"d-").raw(name).raw("\" name=\"").raw(name).raw("\">");
+    h.raw("<div class=\"field\"><label for=\"d-").raw(name).raw("\">").text(label).raw("</label><select id=\"d-").raw(name)
+        .raw("\" name=\"").raw(name).raw("\">");
     for (PolicyVersionInfo v : versions.getVersionsList()) {
       h.raw("<option value=\"" + v.getVersion() + "\"" + (v.getVersion() == selected ? " selected" : "") + ">")
           .text("v" + v.getVersion() + " " + v.getName()).raw("</option>");
     }
-    h.raw("</select>");
+    h.raw("</select></div>");
   }
 
   static String formToken(ConsoleAccess.Operator operator) {

@@ -1,5 +1,6 @@
 // tcpopt console: draws the overview's throughput chart (SVG) from /api/throughput and redraws it
-// every two seconds. No libraries; nothing else on the pages needs script.
+// every two seconds. The time axis covers the history there is, in whole minutes, up to the ten
+// minutes the controller keeps. No libraries; nothing else on the pages needs script.
 (function () {
   "use strict";
   var figure = document.getElementById("throughput-chart");
@@ -9,7 +10,7 @@
   var svg = figure.querySelector("svg");
   var now = document.getElementById("chart-now");
   var NS = "http://www.w3.org/2000/svg";
-  var W = 800, H = 240, LEFT = 78, RIGHT = 10, TOP = 10, BOTTOM = 24, SPAN = 600000;
+  var W = 800, H = 240, LEFT = 78, RIGHT = 10, TOP = 10, BOTTOM = 24, MAX_SPAN = 600000, MINUTE = 60000;
 
   function rate(bps) {
     var units = ["bit/s", "kbit/s", "Mbit/s", "Gbit/s"], v = bps, u = 0;
@@ -31,7 +32,9 @@
   }
 
   function draw(data) {
-    var samples = data.samples, end = samples.length ? samples[samples.length - 1][0] : Date.now(), start = end - SPAN;
+    var samples = data.samples, end = samples.length ? samples[samples.length - 1][0] : Date.now();
+    var span = Math.min(MAX_SPAN, Math.max(MINUTE, Math.ceil((end - (samples.length ? samples[0][0] : end)) / MINUTE) * MINUTE));
+    var start = end - span;
     var max = niceMax(samples.reduce(function (m, s) { return Math.max(m, s[1], s[2]); }, 0));
     var title = svg.querySelector("title");
     while (svg.lastChild && svg.lastChild !== title) { svg.removeChild(svg.lastChild); }
@@ -41,12 +44,13 @@
       svg.appendChild(el("line", { x1: LEFT, x2: W - RIGHT, y1: y, y2: y, "class": "grid" }));
       svg.appendChild(el("text", { x: LEFT - 6, y: y + 4, "text-anchor": "end", "class": "axis" }, rate(max * i / 4)));
     }
-    [[0, "-10 min"], [0.5, "-5 min"], [1, "now"]].forEach(function (t) {
+    var ago = function (ms) { return ms < 2 * MINUTE ? "-" + Math.round(ms / 1000) + " s" : "-" + Math.round(ms / MINUTE) + " min"; };
+    [[0, ago(span)], [0.5, ago(span / 2)], [1, "now"]].forEach(function (t) {
       svg.appendChild(el("text", { x: LEFT + plotW * t[0], y: H - 6, "text-anchor": t[0] === 0 ? "start" : t[0] === 1 ? "end" : "middle", "class": "axis" }, t[1]));
     });
     [[1, "optimized"], [2, "pass-through"]].forEach(function (series) {
       var points = samples.filter(function (s) { return s[0] >= start; }).map(function (s) {
-        var x = LEFT + plotW * (s[0] - start) / SPAN, y = TOP + plotH - plotH * Math.min(1, s[series[0]] / max);
+        var x = LEFT + plotW * (s[0] - start) / span, y = TOP + plotH - plotH * Math.min(1, s[series[0]] / max);
         return x.toFixed(1) + "," + y.toFixed(1);
       });
       if (points.length) {

@@ -143,7 +143,7 @@ class ConsoleBrowserTest {
     assertTrue(rows.lines().anyMatch(l -> l.contains("127.0.0.1:" + serverPort) && l.contains("branch-1") && l.contains("dc-1")
         && l.contains("optimized")), rows);
     // The bulk download's rate now (from the console's once-a-second samples), next to its bytes.
-    assertTrue(rows.lines().anyMatch(l -> l.matches(".*\\toptimized\\t\\S+\\t\\d+(\\.\\d)?[MG]iB\\t\\d+(\\.\\d)?Mbit/s\\t.*")), rows);
+    assertTrue(rows.lines().anyMatch(l -> l.matches(".*\\toptimized\\t\\S+\\t\\d+(\\.\\d)?[MG]iB\\t\\d+(\\.\\d)?[kMG]bit/s\\t.*")), rows);
     shot("flows");
 
     browser.open(base + "/flows?port=" + serverPort + "&state=optimized");

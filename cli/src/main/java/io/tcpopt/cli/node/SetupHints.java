@@ -51,6 +51,13 @@ final class SetupHints {
       nodes.add(name.substring(0, name.length() - 4));
     }
     Path dir = missing.getParent() == null ? Path.of(".") : missing.getParent();
+    // Certificates already issued there share the CA the command writes anew: issue them again too.
+    try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+      files.map(f -> f.getFileName().toString()).filter(f -> f.endsWith(".crt") && !f.equals("ca.crt")).sorted()
+          .forEach(f -> nodes.add(f.substring(0, f.length() - 4)));
+    } catch (java.io.IOException e) {
+      // No directory yet: nothing issued there.
+    }
     return "tcpopt certs --out " + dir + " --nodes " + String.join(",", nodes);
   }
 }

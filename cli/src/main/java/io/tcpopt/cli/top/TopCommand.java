@@ -41,7 +41,7 @@ public final class TopCommand implements Callable<Integer> {
   }
 
   @Override
-  public Integer call() throws IOException {
+  public Integer call() {
     if (intervalSeconds < 0.1) {
       throw new CliException("--interval must be at least 0.1 seconds", CliException.USAGE);
     }
@@ -72,8 +72,8 @@ public final class TopCommand implements Callable<Integer> {
     }
   }
 
-  private void interactive(ControllerClient client) throws IOException {
-    try (UntilStopped stop = new UntilStopped(context); RawTerminal terminal = RawTerminal.open(context.out(), System.in)) {
+  private void interactive(ControllerClient client) {
+    try (UntilStopped stop = new UntilStopped(context); RawTerminal terminal = openTerminal()) {
       FlowRates rates = new FlowRates();
       String footer = String.format("q quit - refresh every %.1fs - controller %s", intervalSeconds, controllerOptions.target(context));
       for (int i = 0; i < iterations && !context.stop().get(); i++) {
@@ -83,6 +83,14 @@ public final class TopCommand implements Callable<Integer> {
           break;
         }
       }
+    }
+  }
+
+  private RawTerminal openTerminal() {
+    try {
+      return RawTerminal.open(context.out(), System.in);
+    } catch (IOException e) {
+      throw new CliException("cannot take over the terminal (" + e.getMessage() + "); use --batch");
     }
   }
 

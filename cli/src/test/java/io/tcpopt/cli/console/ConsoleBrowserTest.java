@@ -105,13 +105,14 @@ class ConsoleBrowserTest {
     browser.open(base + "/flows");
     assertEquals("Sign in", browser.text("h1"));
     assertNotNull(browser.eval("document.querySelector('label[for=token]') && 'labelled'"));
+    assertEquals("/flows", browser.eval("document.querySelector('input[name=next]').value"), "back to the page asked for");
     shot("sign-in");
   }
 
   @Test
   @Order(2)
   void signInAndTheOverviewShowsSessionsFlowsAndTheLiveChart() throws Exception {
-    browser.open(base + "/login");
+    browser.open(base + "/");
     browser.navigateBy("document.getElementById('token').value = " + MiniJson.write(demo.token()) + "; document.querySelector('form.login').submit()");
     browser.await(() -> (base + "/").equals(browser.eval("location.href")) && "Overview".equals(browser.text("h1")) ? true : null,
         "the overview after sign-in");

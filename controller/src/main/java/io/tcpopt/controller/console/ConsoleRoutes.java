@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,39 +49,39 @@ final class ConsoleRoutes implements HttpHandler {
   @Override
   public void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
-      Optional<ConsoleAccess.Operator> operator = Optional.empty();
+      AtomicReference<ConsoleAccess.Operator> operator = new AtomicReference<>();
       try {
-        operator = route(exchange);
+        route(exchange, operator);
       } catch (BadRequestException e) {
-        page(exchange, 400, "Bad request", operator.orElse(null), message(e.getMessage()));
+        page(exchange, 400, "Bad request", operator.get(), message(e.getMessage()));
       } catch (StatusRuntimeException e) {
         Status.Code code = e.getStatus().getCode();
         int status = code == Status.Code.NOT_FOUND ? 404 : code == Status.Code.INVALID_ARGUMENT ? 422
             : code == Status.Code.ABORTED || code == Status.Code.FAILED_PRECONDITION ? 409 : 503;
-        page(exchange, status, "Controller error", operator.orElse(null), message(describe(e)));
+        page(exchange, status, "Controller error", operator.get(), message(describe(e)));
       } catch (RuntimeException e) {
         log.warn("console: {} {} failed", exchange.getRequestMethod(), exchange.getRequestURI().getPath(), e);
-        page(exchange, 500, "Console error", operator.orElse(null), message("internal error: " + e));
+        page(exchange, 500, "Console error", operator.get(), message("internal error: " + e));
       }
     }
   }
 
-  /** Serves the request; returns the operator it was served for, if any (for error pages). */
-  private Optional<ConsoleAccess.Operator> route(HttpExchange exchange) throws IOException {
+  /** Serves the request; {@code operator} is set as soon as the caller is known (for error pages). */
+  private void route(HttpExchange exchange, AtomicReference<ConsoleAccess.Operator> operator) throws IOException {
     String path = exchange.getRequestURI().getPath();
     String method = exchange.getRequestMethod();
     if (path.startsWith("/static/")) {
       assets.serve(exchange, path.substring("/static/".length()));
-      return Optional.empty();
+      return;
     }
     String badHost = access.hostRefusal(exchange);
     if (badHost != null) {
       Exchanges.send(exchange, 403, Exchanges.TEXT, badHost + "\n");
-      return Optional.empty();
+      return;
     }
     if (path.equals("/login")) {
       login(exchange, method);
-      return Optional.empty();
+      return;
     }
     Optional<ConsoleAccess.Operator> found = access.operator(exchange);
     if (found.isEmpty()) {
@@ -88,23 +89,24 @@ final class ConsoleRoutes implements HttpHandler {
         Exchanges.send(exchange, 401, Exchanges.JSON, "{\"error\":\"operator credentials required\"}\n");
       } else {
         exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"tcpopt console\"");
-        page(exchange, 401, "Sign in", null, signInForm(null));
+        String raw = exchange.getRequestURI().getRawQuery();
+        page(exchange, 401, "Sign in", null, signInForm(null, method.equals("GET") ? path + (raw == null ? "" : "?" + raw) : "/"));
       }
-      return found;
+      return;
     }
-    ConsoleAccess.Operator operator = found.get();
-    if (operator.newSession()) {
-      exchange.getResponseHeaders().add("Set-Cookie", ConsoleAccess.cookieHeader(operator, tls));
+    ConsoleAccess.Operator caller = found.get();
+    operator.set(caller);
+    if (caller.newSession()) {
+      exchange.getResponseHeaders().add("Set-Cookie", ConsoleAccess.cookieHeader(caller, tls));
     }
     if (method.equals("GET") || method.equals("HEAD")) {
-      get(exchange, path, operator);
+      get(exchange, path, caller);
     } else if (method.equals("POST")) {
-      post(exchange, path, operator);
+      post(exchange, path, caller);
     } else {
       exchange.getResponseHeaders().set("Allow", "GET, HEAD, POST");
       Exchanges.send(exchange, 405, Exchanges.TEXT, "method not allowed\n");
     }
-    return found;
   }
 
   private void get(HttpExchange exchange, String path, ConsoleAccess.Operator operator) throws IOException {
@@ -181,7 +183,7 @@ final class ConsoleRoutes implements HttpHandler {
 
   private void login(HttpExchange exchange, String method) throws IOException {
     if (!method.equals("POST")) {
-      page(exchange, 200, "Sign in", null, signInForm(null));
+      page(exchange, 200, "Sign in", null, signInForm(null, "/"));
       return;
     }
     Map<String, String> form = Exchanges.form(exchange);
@@ -190,22 +192,30 @@ final class ConsoleRoutes implements HttpHandler {
       return;
     }
     Optional<ConsoleAccess.Operator> operator = access.signIn(form.getOrDefault("token", ""));
+    String next = localPath(form.getOrDefault("next", "/"));
     if (operator.isEmpty()) {
-      page(exchange, 401, "Sign in", null, signInForm("That is not the operator token."));
+      page(exchange, 401, "Sign in", null, signInForm("That is not the operator token.", next));
       return;
     }
     exchange.getResponseHeaders().add("Set-Cookie", ConsoleAccess.cookieHeader(operator.get(), tls));
-    Exchanges.redirect(exchange, "/");
+    Exchanges.redirect(exchange, next);
   }
 
-  private Html signInForm(String error) {
+  /** {@code path} when it is a path on this console, else "/": a sign-in never sends a browser elsewhere. */
+  static String localPath(String path) {
+    return path.startsWith("/") && !path.startsWith("//") && !path.startsWith("/\\") && path.chars().noneMatch(c -> c < 0x20)
+        ? path : "/";
+  }
+
+  private Html signInForm(String error, String next) {
     Html h = new Html();
     if (error != null) {
       h.raw("<p class=\"error\" role=\"alert\">").text(error).raw("</p>");
     }
     if (access.tokenSignIn()) {
       h.raw("<p>Sign in with the controller's operator token (the one <code>tcpopt</code> takes as <code>--token</code>).</p>")
-          .raw("<form method=\"post\" action=\"/login\" class=\"login\"><label for=\"token\">Operator token</label>")
+          .raw("<form method=\"post\" action=\"/login\" class=\"login\">").hidden("next", next)
+          .raw("<label for=\"token\">Operator token</label>")
           .raw("<input id=\"token\" name=\"token\" type=\"password\" autocomplete=\"current-password\" required>")
           .raw("<button type=\"submit\" class=\"primary\">Sign in</button></form>");
     } else {

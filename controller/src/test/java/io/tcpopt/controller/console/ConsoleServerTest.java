@@ -97,6 +97,14 @@ class ConsoleServerTest {
     }
   }
 
+  @Test
+  void signInRedirectsOnlyWithinTheConsole() {
+    assertEquals("/flows?view=closed", ConsoleRoutes.localPath("/flows?view=closed"));
+    assertEquals("/", ConsoleRoutes.localPath("//attacker.example/"));
+    assertEquals("/", ConsoleRoutes.localPath("/\\attacker.example"));
+    assertEquals("/", ConsoleRoutes.localPath("https://attacker.example/"));
+  }
+
   private static HttpRequest get(String url) {
     return HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build();
   }

@@ -181,6 +181,7 @@ class ConsoleBrowserTest {
     fillAndReview(changed, "from the browser test");
     assertEquals("Review policy change", browser.text("h1"));
     assertTrue(browser.text("figure.diff").contains("+  name: demo-console"), browser.text("figure.diff"));
+    shot("policy-review");
     try (ControllerClient client = ControllerConnector.grpc().connect(demo.target())) {
       assertEquals(DemoCluster.POLICY_NAME, client.policy(0).name(), "nothing applied before the confirmation");
       browser.navigateBy("document.querySelector('main form button.primary').click()");

@@ -107,7 +107,7 @@ final class PolicyView {
         .raw(" <span class=\"legend\">(lines starting with + are added, with - removed)</span></figcaption><pre>");
     for (String l : lines) {
       String cls = l.startsWith("+++") || l.startsWith("---") ? "meta" : l.startsWith("+") ? "add" : l.startsWith("-") ? "del" : "same";
-      h.raw("<span class=\"").raw(cls).raw("\">").text(l).raw("</span>\n");
+      h.raw("<span class=\"").raw(cls).raw("\">").text(l.isEmpty() ? " " : l).raw("</span>");
     }
     h.raw("</pre></figure>");
   }

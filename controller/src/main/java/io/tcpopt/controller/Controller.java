@@ -11,6 +11,7 @@ import io.tcpopt.common.policy.PolicyException;
 import io.tcpopt.controller.api.ControllerApi;
 import io.tcpopt.controller.api.GrpcServer;
 import io.tcpopt.controller.cluster.ClusterMember;
+import io.tcpopt.controller.console.ConsoleServer;
 import io.tcpopt.controller.distribution.Candidate;
 import io.tcpopt.controller.distribution.FlowDispatcher;
 import io.tcpopt.controller.distribution.FlowDistributor;
@@ -36,8 +37,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One controller: the embedded cluster member, the policy store, membership, flow dispatching and
- * the gRPC API. {@link #start()} joins the cluster, applies the bootstrap policy when the cluster
+ * One controller: the embedded cluster member, the policy store, membership, flow dispatching,
+ * the gRPC API and, when configured, the web console. {@link #start()} joins the cluster, applies the bootstrap policy when the cluster
  * has none, registers this controller (and the attached integrated service node) and serves the
  * API; {@link #close()} undoes it all. Both are idempotent.
  *
@@ -60,6 +61,7 @@ public final class Controller implements AutoCloseable {
   private FlowDispatcher dispatcher;
   private ControllerApi api;
   private GrpcServer server;
+  private ConsoleServer console;
   private HandoffForwarder handoff;
   private ScheduledExecutorService heartbeats;
   private Consumer<ActivePolicy> policyPush;
@@ -112,6 +114,10 @@ public final class Controller implements AutoCloseable {
         log.warn("controller API on {} has neither a token nor TLS: anyone who can reach it may change the policy", config.listen());
       }
       server = GrpcServer.start(config, api.services());
+      if (config.console().isPresent()) {
+        console = ConsoleServer.start(config.console().get(), config.nodeName(), config.site(), config.tls(), api.authority(),
+            api.internalChannel(), clock);
+      }
       if (!config.handoffListeners().isEmpty()) {
         handoff = HandoffForwarder.start(config.handoffListeners(), dispatcher, this::handoffAddress, config.handoffConnectTimeout());
       }
@@ -265,6 +271,11 @@ public final class Controller implements AutoCloseable {
     return api;
   }
 
+  /** The web console's URL ({@code http(s)://HOST:PORT/}) when {@code controller.console} is configured. */
+  public Optional<String> consoleUrl() {
+    return Optional.ofNullable(console).map(ConsoleServer::url);
+  }
+
   /** The bound gRPC address. */
   public InetSocketAddress grpcAddress() {
     return server.address();
@@ -286,8 +297,14 @@ public final class Controller implements AutoCloseable {
     if (handoff != null) {
       handoff.close();
     }
+    if (console != null) {
+      console.close();
+    }
     if (server != null) {
       server.close();
+    }
+    if (api != null) {
+      api.close();
     }
     if (policies != null && policyPush != null) {
       policies.removeListener(policyPush);

@@ -127,7 +127,8 @@ public final class CompiledPolicy {
     String where = "policy " + d.name() + " seq " + s.seq() + ": ";
     if (a.action() == Action.OPTIMIZE) {
       return new Decision(
-          Action.OPTIMIZE, s.seq(), a.serviceNodeGroup(), d.legProfiles(a), where + "optimize via " + a.serviceNodeGroup());
+          Action.OPTIMIZE, s.seq(), a.serviceNodeGroup(), d.legProfiles(a), where + "optimize via " + a.serviceNodeGroup(),
+          a.dataReduction());
     }
     return new Decision(a.action(), s.seq(), null, null, where + a.action().yamlName());
   }

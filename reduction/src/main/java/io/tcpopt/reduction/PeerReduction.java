@@ -41,7 +41,7 @@ public final class PeerReduction {
   private long peerCapacity;
   private int maxKnown;
   private final LinkedHashMap<Fingerprint, Known> known = new LinkedHashMap<>(1024, 0.75f, true);
-  private final Map<Fingerprint, Retained> retained = new HashMap<>();
+  private final Map<ChunkId, Retained> retained = new HashMap<>();
 
   // ---- chunks this node asked the peer for (decoder side)
   private final Map<ChunkId, Wanted> wanted = new HashMap<>(); // by fingerprint, length and CRC: colliding chunks apart
@@ -311,21 +311,14 @@ public final class PeerReduction {
   }
 
   synchronized void retain(Fingerprint f, byte[] data, int crc) {
-    Retained r = retained.get(f);
-    if (r == null || r.data.length != data.length || r.crc != crc) {
-      if (r != null && r.refs > 0) {
-        return; // another chunk under this fingerprint is retained; the store answers for this one
-      }
-      r = new Retained(data, crc);
-      retained.put(f, r);
-    }
-    r.refs++;
+    retained.computeIfAbsent(new ChunkId(f, data.length, crc), id -> new Retained(data, crc)).refs++;
   }
 
   synchronized void release(Fingerprint f, int length, int crc) {
-    Retained r = retained.get(f);
-    if (r != null && r.data.length == length && r.crc == crc && --r.refs <= 0) {
-      retained.remove(f);
+    ChunkId id = new ChunkId(f, length, crc);
+    Retained r = retained.get(id);
+    if (r != null && --r.refs <= 0) {
+      retained.remove(id);
     }
   }
 
@@ -339,8 +332,8 @@ public final class PeerReduction {
         if (epoch == peerEpoch) {
           known.remove(id.fingerprint());
         }
-        Retained r = retained.get(id.fingerprint());
-        if (r != null && r.data.length == id.length() && r.crc == id.crc()) {
+        Retained r = retained.get(id);
+        if (r != null) {
           answers.add(new Resupply(id, r.data));
         } else {
           fromStore.add(id);

@@ -37,6 +37,8 @@ final class PairSimulator {
   /** Probability that a write is followed by a flush (the leg had nothing more). */
   double flushChance = 0.3;
   long controlMessages;
+  /** How many turns control delivery gets among the others: 0 = only when nothing else can move (late notices). */
+  int controlWeight = 2;
 
   PairSimulator(long seed, Supplier<ReductionEngine> makeA, Supplier<ReductionEngine> makeB) {
     this.random = new Random(seed);
@@ -92,8 +94,8 @@ final class PairSimulator {
       if (sent == data.length) {
         encoder.finish();
         finished = true;
-      } else if (random.nextDouble() < flushChance) {
-        encoder.flush();
+      } else if (random.nextDouble() < flushChance || sent - acknowledged >= window) {
+        encoder.flush(); // the transport flushes when a read burst ends or the credit runs out
       }
       for (byte[] s; (s = encoder.poll()) != null; ) {
         inFlight.add(s);
@@ -171,8 +173,10 @@ final class PairSimulator {
           actions.add(t::creditOne);
         }
       }
-      if (!control.isEmpty()) {
+      for (int i = 0; i < controlWeight && !control.isEmpty(); i++) {
         actions.add(this::deliverControl);
+      }
+      if (actions.isEmpty() && !control.isEmpty()) {
         actions.add(this::deliverControl);
       }
       if (actions.isEmpty()) {

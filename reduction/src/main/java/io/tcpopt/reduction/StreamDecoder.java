@@ -31,6 +31,7 @@ public final class StreamDecoder {
   private final PeerReduction peer;
   private final Runnable wakeup;
   private final ReductionStats stats;
+  private final io.tcpopt.reduction.store.FingerprintFunction fingerprints;
   private final ArrayDeque<Decoded> output = new ArrayDeque<>();
   private byte[] open;
   private int openLength;
@@ -65,6 +66,7 @@ public final class StreamDecoder {
     this.peer = peer;
     this.wakeup = wakeup == null ? () -> {} : wakeup;
     this.stats = peer.stats();
+    this.fingerprints = peer.engine().settings().fingerprints();
   }
 
   Runnable wakeup() {
@@ -299,6 +301,10 @@ public final class StreamDecoder {
           }
           Fingerprint f = Fingerprint.read(s, at + 1);
           byte[] chunk = Arrays.copyOf(open, openLength);
+          if (!fingerprints.of(chunk, 0, chunk.length).equals(f)) {
+            // the cache is shared by every peer: it never takes a chunk under a name it does not have
+            throw bad("CHUNK " + f + " does not match its " + chunk.length + " bytes");
+          }
           int crc = Crc.of(chunk);
           store.put(f, chunk, crc);
           peer.peerHolds(f, chunk.length, crc, senderEpoch);
@@ -322,9 +328,7 @@ public final class StreamDecoder {
           if (data != null && startsWith(data, prefix)) {
             System.arraycopy(data, openLength, out, outAt, n);
           } else {
-            ChunkId id = new ChunkId(f, length, crc);
-            holes.add(new Hole(id, outAt, prefix));
-            peer.want(id, this);
+            holes.add(new Hole(new ChunkId(f, length, crc), outAt, prefix));
           }
           peer.peerHolds(f, length, crc, senderEpoch);
           openLength = 0;
@@ -343,6 +347,9 @@ public final class StreamDecoder {
     }
     if (!dedup) {
       openLength = 0;
+    }
+    for (Hole h : holes) {
+      peer.want(h.id, this); // only once the whole segment checked out
     }
     return new Decoded(out, holes);
   }

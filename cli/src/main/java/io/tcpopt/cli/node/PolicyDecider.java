@@ -24,7 +24,7 @@ final class PolicyDecider {
       Decision d = policy.classify(key(client, destination));
       switch (d.action()) {
         case OPTIMIZE:
-          return new Verdict(Verdict.Kind.OPTIMIZE, d.reason(), d.serviceNodeGroup(), d.profiles());
+          return new Verdict(Verdict.Kind.OPTIMIZE, d.reason(), d.serviceNodeGroup(), d.profiles(), d.dataReduction());
         case DROP:
           return new Verdict(Verdict.Kind.DROP, d.reason(), null);
         default:
@@ -44,7 +44,7 @@ final class PolicyDecider {
         FlowVerdict v = dispatcher.decide(client, destination);
         switch (v.kind()) {
           case OPTIMIZE:
-            return new Verdict(Verdict.Kind.OPTIMIZE, v.reason(), v.serviceNodeGroup(), v.profiles());
+            return new Verdict(Verdict.Kind.OPTIMIZE, v.reason(), v.serviceNodeGroup(), v.profiles(), v.dataReduction());
           case DROP:
             return new Verdict(Verdict.Kind.DROP, v.reason(), null);
           default:

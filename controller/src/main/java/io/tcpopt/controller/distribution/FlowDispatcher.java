@@ -78,7 +78,8 @@ public final class FlowDispatcher {
           version);
     }
     return new FlowVerdict(
-        FlowVerdict.Kind.OPTIMIZE, by + ": optimize via " + group, group, p.node(), d.profiles(), d.sequence(), version);
+        FlowVerdict.Kind.OPTIMIZE, by + ": optimize via " + group, group, p.node(), d.profiles(), d.sequence(), version,
+        d.dataReduction());
   }
 
   /** Forgets a closed flow's pinned node. */

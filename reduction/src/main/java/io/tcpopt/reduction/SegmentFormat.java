@@ -25,7 +25,7 @@ final class SegmentFormat {
   static final int OP_REF = 0x03;
   static final int OP_CUT = 0x04;
   static final int LITERAL_OP_BYTES = 5;
-  static final int CHUNK_OP_BYTES = 17;
+  static final int CHUNK_OP_BYTES = 1;
   static final int REF_OP_BYTES = 25;
   static final int CUT_OP_BYTES = 1;
   static final int MAX_OPS = 65535;

@@ -299,12 +299,8 @@ public final class StreamDecoder {
           if (openLength == 0) {
             throw bad("CHUNK without chunk bytes");
           }
-          Fingerprint f = Fingerprint.read(s, at + 1);
           byte[] chunk = Arrays.copyOf(open, openLength);
-          if (!fingerprints.of(chunk, 0, chunk.length).equals(f)) {
-            // the cache is shared by every peer: it never takes a chunk under a name it does not have
-            throw bad("CHUNK " + f + " does not match its " + chunk.length + " bytes");
-          }
+          Fingerprint f = fingerprints.of(chunk, 0, chunk.length);
           int crc = Crc.of(chunk);
           store.put(f, chunk, crc);
           peer.peerHolds(f, chunk.length, crc, senderEpoch);

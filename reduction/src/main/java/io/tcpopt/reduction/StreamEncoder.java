@@ -27,8 +27,8 @@ import java.util.Arrays;
  * input as it is today; the transport reports returned credit with {@link #acknowledged}.
  *
  * <p>With deduplication, bytes are cut into content-defined chunks; a chunk the peer holds goes as
- * a 25-byte reference, any other as literal bytes followed by its fingerprint (the peer then
- * stores it). A flush sends the unfinished chunk's bytes at once as literals — latency first — yet
+ * a 25-byte reference, any other as literal bytes and a one-byte end-of-chunk mark (the peer then
+ * fingerprints and stores it). A flush sends the unfinished chunk's bytes at once as literals — latency first — yet
  * the chunk goes on: when it ends, its fingerprint covers all its bytes, so chunk boundaries do not
  * depend on when the transport flushed. Literal bytes of a segment are compressed together when
  * the mode asks for it and the {@link CompressionGuard} agrees.
@@ -214,7 +214,7 @@ public final class StreamEncoder {
       if (openSent < length) {
         addLiteral(open, openSent, length - openSent, true);
       }
-      addChunkOp(f);
+      addChunkOp();
       peer.sentLiteral(f, length, crc, this);
       pending.add(new Object[] {end, f});
       stats.chunksOut.increment();
@@ -260,13 +260,12 @@ public final class StreamEncoder {
     }
   }
 
-  private void addChunkOp(Fingerprint f) {
+  /** Ends the chunk: the peer fingerprints the bytes itself and stores them. */
+  private void addChunkOp() {
     if (room(CHUNK_OP_BYTES) < 0 || opCount >= MAX_OPS) {
       seal();
     }
     ops.u8(SegmentFormat.OP_CHUNK);
-    int at = ops.reserve(Fingerprint.BYTES);
-    f.write(ops.array(), at);
     opCount++;
     lastLiteralOp = -1;
   }
@@ -310,7 +309,7 @@ public final class StreamEncoder {
         prefixed = zstdPrefix != null;
       }
       boolean worth = encodedLength <= budget && CompressionGuard.worthIt(rawLength, encodedLength);
-      guard.result(worth);
+      guard.result(worth, rawLength);
       if (!worth) {
         codec = SegmentFormat.CODEC_NONE;
         prefixed = false;

@@ -54,8 +54,8 @@ class SegmentFormatTest {
 
   @Test
   void aChunkThenAReferenceToIt() {
-    // docs/data-reduction.md, example 2: the chunk "hello world, hello!" sent as a literal and
-    // stored under its fingerprint, then sent again as a 25-byte reference.
+    // docs/data-reduction.md, example 2: the chunk "hello world, hello!" sent as a literal (the
+    // receiver stores it under its fingerprint), then sent again as a 25-byte reference.
     byte[] chunk = "hello world, hello!".getBytes(StandardCharsets.US_ASCII);
     Fingerprint f = FingerprintFunction.SHA256_128.of(chunk, 0, chunk.length);
     assertEquals("2b60042012fe91b989b9cf59baaf23f2", f.toString(), "the first 16 bytes of SHA-256");
@@ -66,8 +66,7 @@ class SegmentFormatTest {
       fromA.peerEpoch(epochA, 1 << 20);
       StreamDecoder d = fromA.openDecoder(null);
       String epochs = "1122334455667788" + String.format("%016x", epochB);
-      byte[] first = hex("01 01 0002 00000013 00000013 00000013" + epochs + "01 00000013" + "02" + f
-          + HEX.formatHex(chunk));
+      byte[] first = hex("01 01 0002 00000013 00000013 00000013" + epochs + "01 00000013" + "02" + HEX.formatHex(chunk));
       byte[] second = hex("01 01 0001 00000013 00000000 00000000" + epochs + "03" + f + "00000013"
           + String.format("%08x", Crc.of(chunk)));
       d.offer(first);

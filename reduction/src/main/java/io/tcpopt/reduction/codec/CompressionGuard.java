@@ -2,8 +2,8 @@ package io.tcpopt.reduction.codec;
 
 /**
  * Decides, per stream, whether the next literal block is worth compressing. Data that does not
- * compress (already compressed or encrypted) is detected from the blocks themselves: a block that
- * saves less than 1/32 of its size counts as a failure, and each consecutive failure doubles the
+ * compress (already compressed or encrypted) is detected from the blocks themselves: a block of at
+ * least 4 KiB that saves less than 1/32 of its size counts as a failure, and each consecutive failure doubles the
  * number of blocks sent as is without trying (1, 2, 4 … {@link #MAX_SKIP}). After a skip run, a
  * cheap probe (LZ4 on a {@link #PROBE_BYTES} sample) decides whether the next block is tried at
  * all, so an incompressible transfer pays a full compression attempt only about once per
@@ -15,6 +15,8 @@ public final class CompressionGuard {
   public static final int PROBE_BYTES = 4096;
   /** Blocks smaller than this are never compressed: too little to gain. */
   public static final int MIN_BLOCK = 64;
+  /** Only a block at least this large that does not compress counts as a failure. */
+  public static final int EVIDENCE_BYTES = 4096;
 
   private int failures;
   private int skip;
@@ -45,12 +47,16 @@ public final class CompressionGuard {
     return compressedLength >= 0 && compressedLength <= rawLength - (rawLength >>> 5) - 1;
   }
 
-  /** Reports the outcome of a block that {@link #shouldTry} let through. */
-  public void result(boolean compressed) {
+  /**
+   * Reports the outcome of a block that {@link #shouldTry} let through. A small block that did not
+   * compress says little about the stream (the tail of a flush, a short request): it does not
+   * start or lengthen a back-off.
+   */
+  public void result(boolean compressed, int rawLength) {
     if (compressed) {
       failures = 0;
       skip = 0;
-    } else {
+    } else if (rawLength >= EVIDENCE_BYTES) {
       fail();
     }
   }

@@ -548,9 +548,4 @@ public final class PeerReduction {
     return new Records(known.size(), pending, retained.size(), wanted.size(),
         nackQueue.size() + resupplyQueue.size() + evictedQueue.size() + (epochDue ? 1 : 0));
   }
-
-  /** Whether a stream of this mode has anything to do (for the transport: skip the engine when off). */
-  static boolean active(DataReduction mode) {
-    return mode != null && !mode.isOff();
-  }
 }

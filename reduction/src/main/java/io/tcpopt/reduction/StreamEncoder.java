@@ -129,16 +129,12 @@ public final class StreamEncoder {
     if (openLength > 0) {
       endChunk();
     }
-    chunker_reset();
-    seal();
-    finished = true;
-    open = null;
-  }
-
-  private void chunker_reset() {
     if (chunker != null) {
       chunker.reset();
     }
+    seal();
+    finished = true;
+    open = null;
   }
 
   /** The next encoded segment to send, or null. */

@@ -110,16 +110,20 @@ public final class StreamDecoder {
    * @throws ReductionException when the peer could not supply a chunk this stream needs
    */
   public byte[] poll() {
-    Decoded d = output.peek();
-    if (d == null) {
-      return null;
+    while (true) {
+      Decoded d = output.peek();
+      if (d == null) {
+        return null;
+      }
+      if (!d.holes.isEmpty() && !fill(d)) {
+        return null;
+      }
+      output.poll();
+      if (d.bytes.length > 0) { // a segment may only end a chunk
+        stats.lanBytesIn.add(d.bytes.length);
+        return d.bytes;
+      }
     }
-    if (!d.holes.isEmpty() && !fill(d)) {
-      return null;
-    }
-    output.poll();
-    stats.lanBytesIn.add(d.bytes.length);
-    return d.bytes;
   }
 
   /** Whether the next output waits for chunks requested from the peer. */

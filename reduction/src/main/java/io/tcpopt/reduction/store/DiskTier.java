@@ -77,6 +77,7 @@ final class DiskTier implements AutoCloseable {
   private long epoch;
   private long totalBytes;
   private long nextId;
+  private long appendFailures;
 
   DiskTier(Path dir, long capacity, long segmentBytes) {
     this.dir = dir;
@@ -186,7 +187,9 @@ final class DiskTier implements AutoCloseable {
       totalBytes += RECORD_HEADER + data.length;
       index.put(f, new Location(active, offset, data.length, crc));
     } catch (IOException e) {
-      log.warn("disk cache: cannot append to {}: {}", dir, e.toString());
+      if (appendFailures++ % 10_000 == 0) { // a full disk fails every append: say so, not 10,000 times
+        log.warn("disk cache: cannot append to {} ({} failures so far): {}", dir, appendFailures, e.toString());
+      }
     }
   }
 

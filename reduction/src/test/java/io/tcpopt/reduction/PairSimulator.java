@@ -33,6 +33,8 @@ final class PairSimulator {
   /** Control messages in flight: {to node ('a' or 'b'), payload}. */
   final List<Object[]> control = new ArrayList<>();
   int window = 256 * 1024;
+  /** Bound of every encoded segment (the peer's largest DATA payload). */
+  int maxSegment = MAX_SEGMENT;
   int maxWrite = 64 * 1024;
   /** Probability that a write is followed by a flush (the leg had nothing more). */
   double flushChance = 0.3;
@@ -76,7 +78,7 @@ final class PairSimulator {
       this.from = from;
       this.data = data;
       this.keepOutput = keepOutput;
-      this.encoder = peerOf(from).openEncoder(mode, MAX_SEGMENT);
+      this.encoder = peerOf(from).openEncoder(mode, maxSegment);
       this.decoder = peerOf(from == 'a' ? 'b' : 'a').openDecoder(() -> {});
     }
 
@@ -98,6 +100,7 @@ final class PairSimulator {
         encoder.flush(); // the transport flushes when a read burst ends or the credit runs out
       }
       for (byte[] s; (s = encoder.poll()) != null; ) {
+        assertTrue(s.length <= maxSegment, "segment of " + s.length + " bytes, bound " + maxSegment);
         inFlight.add(s);
         wanBytes += s.length;
       }

@@ -51,6 +51,7 @@ class ReductionPairTest {
         PairSimulator p = pair(seed++);
         p.maxWrite = 1 + p.random.nextInt(100_000);
         p.flushChance = p.random.nextDouble();
+        p.maxSegment = new int[] {1024, 16 << 10, 64 << 10, 1 << 20}[p.random.nextInt(4)];
         p.send('a', input, mode);
         p.send('b', input, mode);
         p.run();

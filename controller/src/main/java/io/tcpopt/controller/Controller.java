@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tcpopt.common.config.ConfigException;
 import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.policy.Action;
 import io.tcpopt.common.policy.PolicyDocument;
 import io.tcpopt.common.policy.PolicyException;
 import io.tcpopt.controller.api.ControllerApi;
@@ -13,7 +14,6 @@ import io.tcpopt.controller.cluster.ClusterMember;
 import io.tcpopt.controller.distribution.Candidate;
 import io.tcpopt.controller.distribution.FlowDispatcher;
 import io.tcpopt.controller.distribution.FlowDistributor;
-import io.tcpopt.controller.distribution.FlowVerdict;
 import io.tcpopt.controller.handoff.HandoffForwarder;
 import io.tcpopt.controller.membership.NodeRecord;
 import io.tcpopt.controller.membership.NodeRegistry;
@@ -236,8 +236,8 @@ public final class Controller implements AutoCloseable {
     Gauge.builder("tcpopt.controller.nodes.healthy", nodes, n -> n.snapshot().stream().filter(n::isHealthy).count())
         .description("registered nodes with a recent heartbeat")
         .register(meters);
-    Map<FlowVerdict.Kind, Counter> decisions = new EnumMap<>(FlowVerdict.Kind.class);
-    for (FlowVerdict.Kind k : FlowVerdict.Kind.values()) {
+    Map<Action, Counter> decisions = new EnumMap<>(Action.class);
+    for (Action k : Action.values()) {
       decisions.put(k, Counter.builder("tcpopt.controller.flow.decisions").tag("verdict", k.name().toLowerCase()).register(meters));
     }
     dispatcher.countWith(k -> decisions.get(k).increment());

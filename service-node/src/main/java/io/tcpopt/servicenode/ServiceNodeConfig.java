@@ -2,6 +2,7 @@ package io.tcpopt.servicenode;
 
 import io.tcpopt.common.config.ConfigException;
 import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.policy.Cidr;
 import io.tcpopt.common.tls.TlsFiles;
 import io.tcpopt.reduction.store.StoreSettings;
 import java.net.InetSocketAddress;
@@ -155,7 +156,7 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
       }
       List<String> prefixes = new ArrayList<>();
       for (ConfigTree item : p.list("prefixes")) {
-        prefixes.add(Cidr.parse(item).text());
+        prefixes.add(prefix(item));
       }
       out.add(new Peer(name, p.string("site"), p.socketAddress("address"), List.copyOf(prefixes)));
     }
@@ -194,9 +195,18 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
   private static List<String> prefixes(ConfigTree t, String key) {
     List<String> out = new ArrayList<>();
     for (ConfigTree item : t.list(key)) {
-      out.add(Cidr.parse(item).text());
+      out.add(prefix(item));
     }
     return List.copyOf(out);
+  }
+
+  /** A prefix in canonical form ({@link Cidr}: literals only, host bits zero). */
+  private static String prefix(ConfigTree item) {
+    try {
+      return Cidr.parse(item.asString()).toString();
+    } catch (IllegalArgumentException e) {
+      throw item.error(e.getMessage());
+    }
   }
 
   private static Lan lan(ConfigTree l) {

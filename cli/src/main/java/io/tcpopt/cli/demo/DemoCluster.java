@@ -8,6 +8,7 @@ import io.tcpopt.cli.operator.ControllerTarget;
 import io.tcpopt.cli.operator.ControllerClient;
 import io.tcpopt.cli.operator.Views;
 import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.net.HostPort;
 import io.tcpopt.common.tls.DemoCertificates;
 import io.tcpopt.common.tls.TlsFiles;
 import io.tcpopt.servicenode.PeerSessionStatus;
@@ -169,7 +170,7 @@ public final class DemoCluster implements AutoCloseable {
   }
 
   static String hostPort(InetSocketAddress a) {
-    return a.getAddress().getHostAddress() + ":" + a.getPort();
+    return HostPort.format(a);
   }
 
   /** Where a client connects to be optimized: the branch's explicit listener. */

@@ -4,6 +4,7 @@ import io.tcpopt.cli.CliContext;
 import io.tcpopt.cli.CliException;
 import io.tcpopt.cli.output.Table;
 import io.tcpopt.cli.output.Units;
+import io.tcpopt.common.net.HostPort;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -98,17 +99,11 @@ public final class FlowsCommand extends OperatorCommand {
   }
 
   private static String host(String hostPort) {
-    int colon = hostPort.lastIndexOf(':');
-    String host = colon < 0 ? hostPort : hostPort.substring(0, colon);
-    return host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
+    return HostPort.lenient(hostPort).host();
   }
 
   private static int port(String hostPort) {
-    try {
-      return Integer.parseInt(hostPort.substring(hostPort.lastIndexOf(':') + 1));
-    } catch (NumberFormatException e) {
-      return -1;
-    }
+    return HostPort.lenient(hostPort).port();
   }
 
   private void print(List<Views.Flow> flows, boolean watching) {

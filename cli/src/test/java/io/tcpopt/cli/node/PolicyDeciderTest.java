@@ -5,18 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.tcpopt.common.policy.Action;
 import io.tcpopt.common.policy.CompiledPolicy;
 import io.tcpopt.common.policy.DataReduction;
 import io.tcpopt.common.policy.PolicyDocument;
+import io.tcpopt.common.policy.Verdict;
 import io.tcpopt.common.profile.LegProfiles;
 import io.tcpopt.controller.distribution.Candidate;
 import io.tcpopt.controller.distribution.FlowDispatcher;
 import io.tcpopt.controller.distribution.FlowDistributor;
-import io.tcpopt.controller.distribution.FlowVerdict;
 import io.tcpopt.controller.policy.ActivePolicy;
 import io.tcpopt.controller.policy.PolicyVersion;
 import io.tcpopt.servicenode.FlowDecider;
-import io.tcpopt.servicenode.Verdict;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,7 +56,7 @@ class PolicyDeciderTest {
   void staticPolicyVerdictCarriesTheLegProfiles() {
     FlowDecider d = PolicyDecider.of(CompiledPolicy.compile(PolicyDocument.parse(POLICY, "test")));
     Verdict v = d.decide(CLIENT, SERVER);
-    assertEquals(Verdict.Kind.OPTIMIZE, v.kind());
+    assertEquals(Action.OPTIMIZE, v.action());
     assertNotNull(v.profiles());
     assertEquals("SLOW-CLIENT", v.profiles().client().name());
     assertEquals(true, v.profiles().client().nagle());
@@ -76,7 +76,7 @@ class PolicyDeciderTest {
     ActivePolicy active = new ActivePolicy(new PolicyVersion(1, doc.name(), doc.toYaml(), "test", 0, ""), doc, CompiledPolicy.compile(doc),
         Map.of("SNG", "branch"));
     FlowDispatcher dispatcher = new FlowDispatcher(() -> active, (g, s) -> List.of(new Candidate("sn-1", 100, 0)), new FlowDistributor(100));
-    List<FlowVerdict.Kind> counted = new ArrayList<>();
+    List<Action> counted = new ArrayList<>();
     dispatcher.countWith(counted::add);
     FlowDecider d = PolicyDecider.of(dispatcher);
 
@@ -85,9 +85,9 @@ class PolicyDeciderTest {
     assertFalse(!counted.isEmpty(), "profiles() must not count a verdict");
 
     Verdict v = d.decide(CLIENT, SERVER);
-    assertEquals(Verdict.Kind.OPTIMIZE, v.kind(), v.reason());
+    assertEquals(Action.OPTIMIZE, v.action(), v.reason());
     assertEquals("SLOW-CLIENT", v.profiles().client().name());
     assertEquals(ZSTD_DEDUP, v.dataReduction());
-    assertEquals(List.of(FlowVerdict.Kind.OPTIMIZE), counted);
+    assertEquals(List.of(Action.OPTIMIZE), counted);
   }
 }

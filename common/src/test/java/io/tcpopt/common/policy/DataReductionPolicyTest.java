@@ -51,18 +51,21 @@ class DataReductionPolicyTest {
   }
 
   @Test
-  void theDecisionCarriesIt() {
+  void theVerdictCarriesIt() {
     PolicyDocument d = PolicyDocument.parse(policy(", data-reduction: { compression: lz4, deduplication: true }"), "p");
     CompiledPolicy c = CompiledPolicy.compile(d);
-    Decision optimized = c.classify(key("198.18.1.2", "198.19.1.2"));
+    Verdict optimized = c.classify(key("198.18.1.2", "198.19.1.2"));
     assertEquals(Action.OPTIMIZE, optimized.action());
     assertEquals(new DataReduction(Compression.LZ4, true), optimized.dataReduction());
-    Decision other = c.classify(key("198.19.1.2", "198.18.1.2"));
+    Verdict other = c.classify(key("198.19.1.2", "198.18.1.2"));
     assertEquals(2, other.sequence());
     assertEquals(DataReduction.OFF, other.dataReduction());
-    Decision passed = c.classify(key("10.0.0.1", "10.0.0.2"));
+    Verdict passed = c.classify(key("10.0.0.1", "10.0.0.2"));
     assertEquals(Action.PASS_THROUGH, passed.action());
     assertEquals(DataReduction.OFF, passed.dataReduction());
+    // the dispatcher's settled verdict keeps it, unless the flow is not optimized after all
+    assertEquals(optimized.dataReduction(), optimized.settled(Action.OPTIMIZE, "placed", "sn-1", 3).dataReduction());
+    assertEquals(DataReduction.OFF, optimized.settled(Action.PASS_THROUGH, "group full", null, 3).dataReduction());
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.tcpopt.controller.api;
 
 import io.grpc.stub.StreamObserver;
+import io.tcpopt.common.net.HostPort;
 import io.tcpopt.controller.LocalServiceNode;
 import io.tcpopt.controller.cluster.ClusterMember;
 import io.tcpopt.controller.distribution.FlowDistributor;
@@ -239,18 +240,11 @@ final class StatusGrpcService extends StatusServiceGrpc.StatusServiceImplBase {
   }
 
   private static String host(String hostPort) {
-    int colon = hostPort.lastIndexOf(':');
-    String h = colon < 0 ? hostPort : hostPort.substring(0, colon);
-    return h.startsWith("[") && h.endsWith("]") ? h.substring(1, h.length() - 1) : h;
+    return HostPort.lenient(hostPort).host();
   }
 
   private static int port(String hostPort) {
-    int colon = hostPort.lastIndexOf(':');
-    try {
-      return colon < 0 ? -1 : Integer.parseInt(hostPort.substring(colon + 1));
-    } catch (NumberFormatException e) {
-      return -1;
-    }
+    return HostPort.lenient(hostPort).port();
   }
 
   static NodeInfo nodeInfo(NodeRecord r, boolean healthy, Duration expiry) {

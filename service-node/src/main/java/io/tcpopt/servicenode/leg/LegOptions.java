@@ -1,9 +1,9 @@
-package io.tcpopt.servicenode.proxy;
+package io.tcpopt.servicenode.leg;
 
 import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
+import io.tcpopt.common.transport.Legs;
 import java.time.Duration;
 
 /**
@@ -17,12 +17,8 @@ public record LegOptions(Duration connectTimeout, Duration idleTimeout, int writ
     return new WriteBufferWaterMark(writeBufferLow, writeBufferHigh);
   }
 
-  /** Applies the options to a bootstrap connecting a leg (reading starts once the leg is joined). */
-  public Bootstrap configure(Bootstrap b) {
-    return b.option(ChannelOption.TCP_NODELAY, true)
-        .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
-        .option(ChannelOption.AUTO_READ, false)
-        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks())
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()));
+  /** A bootstrap for a leg this node connects (see {@link Legs#connect}); reading starts once the leg is joined. */
+  public Bootstrap bootstrap() {
+    return Legs.client(watermarks(), connectTimeout);
   }
 }

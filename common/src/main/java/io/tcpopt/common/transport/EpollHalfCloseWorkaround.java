@@ -1,4 +1,4 @@
-package io.tcpopt.servicenode.proxy;
+package io.tcpopt.common.transport;
 
 import io.netty.channel.Channel;
 import io.netty.channel.IoOps;

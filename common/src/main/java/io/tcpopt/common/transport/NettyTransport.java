@@ -1,4 +1,4 @@
-package io.tcpopt.servicenode.session;
+package io.tcpopt.common.transport;
 
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;

@@ -1,4 +1,4 @@
-package io.tcpopt.servicenode.proxy;
+package io.tcpopt.servicenode.leg;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -7,11 +7,9 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollSocketChannelConfig;
-import io.netty.channel.unix.RawUnixChannelOption;
+import io.tcpopt.common.net.SocketTuning;
 import io.tcpopt.common.profile.TcpProfile;
 import io.tcpopt.servicenode.flow.LegSettings;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,8 +31,6 @@ public record LegTuning(String profile, int sendBuffer, int receiveBuffer, boole
   private static final Logger log = LoggerFactory.getLogger(LegTuning.class);
   /** The kernel's limit for TCP_KEEPINTVL (and TCP_KEEPIDLE), in seconds. */
   private static final long MAX_KEEPALIVE_SECONDS = 32767;
-  private static final int IPPROTO_TCP = 6;
-  private static final int TCP_CONGESTION = 13;
 
   /** The node's {@code lan} defaults. */
   public static LegTuning defaults(LegOptions options) {
@@ -64,12 +60,12 @@ public record LegTuning(String profile, int sendBuffer, int receiveBuffer, boole
     return (int) Math.min(Integer.MAX_VALUE, v);
   }
 
-  WriteBufferWaterMark watermarks() {
+  public WriteBufferWaterMark watermarks() {
     return new WriteBufferWaterMark(writeBufferLow, writeBufferHigh);
   }
 
   /** Options that should precede a connect: the buffers (the window scale is fixed by the SYN). */
-  void beforeConnect(Bootstrap b) {
+  public void beforeConnect(Bootstrap b) {
     b.option(ChannelOption.TCP_NODELAY, noDelay).option(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks());
     if (sendBuffer > 0) {
       b.option(ChannelOption.SO_SNDBUF, sendBuffer);
@@ -83,7 +79,7 @@ public record LegTuning(String profile, int sendBuffer, int receiveBuffer, boole
    * Applies everything to an open leg and reads the result back. Never throws: an option the
    * kernel refuses is logged and shows in the read-back.
    */
-  LegSettings apply(Channel leg) {
+  public LegSettings apply(Channel leg) {
     ChannelConfig c = leg.config();
     if (sendBuffer > 0) {
       set(leg, ChannelOption.SO_SNDBUF, sendBuffer);
@@ -98,7 +94,7 @@ public record LegTuning(String profile, int sendBuffer, int receiveBuffer, boole
       if (c instanceof EpollSocketChannelConfig) {
         int idle = (int) Math.max(1, Math.min(MAX_KEEPALIVE_SECONDS, keepalive.toSeconds()));
         set(leg, EpollChannelOption.TCP_KEEPIDLE, idle);
-        set(leg, EpollChannelOption.TCP_KEEPINTVL, (int) Math.min(75, idle));
+        set(leg, EpollChannelOption.TCP_KEEPINTVL, Math.min(75, idle));
       }
     }
     String cc = congestionControl == null ? "kernel default" : setCongestionControl(leg);
@@ -116,20 +112,16 @@ public record LegTuning(String profile, int sendBuffer, int receiveBuffer, boole
   }
 
   /**
-   * Sets TCP_CONGESTION from a direct buffer and trusts the kernel's answer instead of reading it
-   * back: on LAN legs, reading or setting a raw option through a heap buffer (as {@code
-   * SocketTuning} does) was seen to break the leg's later EPOLLOUT registration under Netty
-   * 4.2.18 (epoll_ctl ENOENT, the leg's output shut down mid-flow). Returns the name in effect,
-   * or "kernel default" when the kernel refused it (not built, or not allowed without CAP_NET_ADMIN).
+   * Sets the profile's congestion control and trusts the kernel's answer instead of reading it
+   * back (see {@link SocketTuning#setCongestionControl}). Returns the name in effect, or "kernel
+   * default" when the kernel refused it or the leg is not epoll.
    */
   private String setCongestionControl(Channel leg) {
     if (!(leg.config() instanceof EpollSocketChannelConfig)) {
       return "kernel default";
     }
-    byte[] name = congestionControl.getBytes(StandardCharsets.US_ASCII);
-    ByteBuffer value = ByteBuffer.allocateDirect(name.length).put(name).flip();
     try {
-      leg.config().setOption(new RawUnixChannelOption("TCP_CONGESTION", IPPROTO_TCP, TCP_CONGESTION, name.length), value);
+      SocketTuning.setCongestionControl(leg, congestionControl);
       return congestionControl;
     } catch (RuntimeException e) {
       log.warn("profile {}: congestion control {} not available (see net.ipv4.tcp_allowed_congestion_control): {}", profile, congestionControl,

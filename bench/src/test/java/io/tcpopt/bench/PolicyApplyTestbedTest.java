@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * Issue 3's last "must show": {@code tcpopt policy apply -f deploy/examples/policy.yaml} against
  * the testbed pair changes which flows are optimized, visible in the flow table.
  *
- * <p>Builds the namespace testbed ({@code bench/testbed/up.sh}, prefix {@value #PREFIX}, 20 ms
+ * <p>Builds the namespace testbed ({@code bench/testbed/up.sh}, prefix {@code tcpopt-pol-<pid>-}, 20 ms
  * RTT), runs the example nodes {@code deploy/examples/testbed/branch.yaml} (integrated: controller
  * + service node, transparent interception) and {@code dc.yaml} from the packaged jar, with their
  * certificate and token paths pointed at a temporary directory, and an echo server on a bulk port
@@ -42,7 +42,8 @@ import org.slf4j.LoggerFactory;
  */
 class PolicyApplyTestbedTest {
   private static final Logger log = LoggerFactory.getLogger(PolicyApplyTestbedTest.class);
-  private static final String PREFIX = "tcpopt-pol-";
+  /** Unique per JVM, so two suites running at once on one machine never share a testbed. */
+  private static final String PREFIX = "tcpopt-pol-" + ProcessHandle.current().pid() + "-";
   private static final String CLIENT = PREFIX + "client";
   private static final String BRANCH = PREFIX + "branch";
   private static final String DC = PREFIX + "dc";

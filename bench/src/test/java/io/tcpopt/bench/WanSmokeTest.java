@@ -23,12 +23,13 @@ import org.slf4j.LoggerFactory;
  * and python3; aborts with the missing piece otherwise. The tcpopt half needs the packaged jar
  * ({@code cli/target/tcpopt.jar}, built by {@code mvn package}/{@code verify} before this
  * module, or {@code -Dtcpopt.jar=PATH}); without it the direct half still runs and the test
- * aborts saying so. Namespaces carry their own prefix ({@value #PREFIX}) so a benchmark run
+ * aborts saying so. Namespaces carry their own prefix ({@code tcpopt-smoke-<pid>-}) so a benchmark run
  * on the same machine is not disturbed; everything is torn down in {@code finally}.
  */
 class WanSmokeTest {
   private static final Logger log = LoggerFactory.getLogger(WanSmokeTest.class);
-  private static final String PREFIX = "tcpopt-smoke-";
+  /** Unique per JVM, so two suites running at once on one machine never share a testbed. */
+  private static final String PREFIX = "tcpopt-smoke-" + ProcessHandle.current().pid() + "-";
   private static final int LINK_MBIT = 50;
   private static final int RTT_MS = 100;
   private static final String LOSS_PCT = "0.5";

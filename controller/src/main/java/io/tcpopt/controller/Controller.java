@@ -6,16 +6,17 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tcpopt.common.config.ConfigException;
 import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.policy.Action;
 import io.tcpopt.common.policy.PolicyDocument;
 import io.tcpopt.common.policy.PolicyException;
 import io.tcpopt.controller.api.ControllerApi;
 import io.tcpopt.controller.api.GrpcServer;
 import io.tcpopt.controller.auth.Authenticator;
 import io.tcpopt.controller.cluster.ClusterMember;
+import io.tcpopt.controller.console.ConsoleServer;
 import io.tcpopt.controller.distribution.Candidate;
 import io.tcpopt.controller.distribution.FlowDispatcher;
 import io.tcpopt.controller.distribution.FlowDistributor;
-import io.tcpopt.controller.distribution.FlowVerdict;
 import io.tcpopt.controller.handoff.HandoffForwarder;
 import io.tcpopt.controller.membership.NodeRecord;
 import io.tcpopt.controller.membership.NodeRegistry;
@@ -38,8 +39,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One controller: the embedded cluster member, the policy store, membership, flow dispatching and
- * the gRPC API. {@link #start()} joins the cluster, applies the bootstrap policy when the cluster
+ * One controller: the embedded cluster member, the policy store, membership, flow dispatching,
+ * the gRPC API and, when configured, the web console. {@link #start()} joins the cluster, applies the bootstrap policy when the cluster
  * has none, registers this controller (and the attached integrated service node) and serves the
  * API; {@link #close()} undoes it all. Both are idempotent.
  *
@@ -65,6 +66,7 @@ public final class Controller implements AutoCloseable {
   private Authenticator authenticator;
   private ControllerApi api;
   private GrpcServer server;
+  private ConsoleServer console;
   private HandoffForwarder handoff;
   private ScheduledExecutorService heartbeats;
   private Consumer<ActivePolicy> policyPush;
@@ -126,6 +128,10 @@ public final class Controller implements AutoCloseable {
         log.warn("controller API on {} has TLS but neither a token nor an operator-ca: no operator can change the policy", config.listen());
       }
       server = GrpcServer.start(config, api.services());
+      if (config.console().isPresent()) {
+        console = ConsoleServer.start(config.console().get(), config.nodeName(), config.site(), config.tls(), api.authenticator(),
+            api.internalChannel(), clock);
+      }
       if (!config.handoffListeners().isEmpty()) {
         handoff = HandoffForwarder.start(config.handoffListeners(), dispatcher, this::handoffAddress, config.handoffConnectTimeout());
       }
@@ -250,8 +256,8 @@ public final class Controller implements AutoCloseable {
     Gauge.builder("tcpopt.controller.nodes.healthy", nodes, n -> n.snapshot().stream().filter(n::isHealthy).count())
         .description("registered nodes with a recent heartbeat")
         .register(meters);
-    Map<FlowVerdict.Kind, Counter> decisions = new EnumMap<>(FlowVerdict.Kind.class);
-    for (FlowVerdict.Kind k : FlowVerdict.Kind.values()) {
+    Map<Action, Counter> decisions = new EnumMap<>(Action.class);
+    for (Action k : Action.values()) {
       decisions.put(k, Counter.builder("tcpopt.controller.flow.decisions").tag("verdict", k.name().toLowerCase()).register(meters));
     }
     dispatcher.countWith(k -> decisions.get(k).increment());
@@ -284,6 +290,11 @@ public final class Controller implements AutoCloseable {
     return api;
   }
 
+  /** The web console's URL ({@code http(s)://HOST:PORT/}) when {@code controller.console} is configured. */
+  public Optional<String> consoleUrl() {
+    return Optional.ofNullable(console).map(ConsoleServer::url);
+  }
+
   /** The bound gRPC address. */
   public InetSocketAddress grpcAddress() {
     return server.address();
@@ -305,8 +316,14 @@ public final class Controller implements AutoCloseable {
     if (handoff != null) {
       handoff.close();
     }
+    if (console != null) {
+      console.close();
+    }
     if (server != null) {
       server.close();
+    }
+    if (api != null) {
+      api.close();
     }
     if (policies != null && policyPush != null) {
       policies.removeListener(policyPush);

@@ -4,6 +4,7 @@ import io.tcpopt.common.config.ConfigTree;
 import io.tcpopt.common.tls.PemMaterial;
 import io.tcpopt.common.tls.TlsFiles;
 import io.tcpopt.controller.cluster.ClusterConfig;
+import io.tcpopt.controller.console.ConsoleConfig;
 import io.tcpopt.controller.handoff.HandoffListener;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -36,6 +37,8 @@ import java.util.Optional;
  *   handoff:                          # external mode: flows accepted here go to a service node
  *     listeners: [ { listen: 127.0.0.1:8080, target: 198.19.1.2:5201 } ]   # default none
  *     connect-timeout: 5s             # to the service node's handoff port, default 5s
+ *   console:                          # operator web console; present = on (default: off)
+ *     listen: 127.0.0.1:7780          # default: listen's address, port 7780 (same address family)
  * </pre>
  *
  * <p>Without a token and without TLS the API is open to anyone who can reach {@code listen}; the
@@ -58,11 +61,21 @@ public record ControllerConfig(
     Duration heartbeatExpiry,
     ClusterConfig cluster,
     List<HandoffListener> handoffListeners,
-    Duration handoffConnectTimeout) {
+    Duration handoffConnectTimeout,
+    Optional<ConsoleConfig> console) {
 
   public ControllerConfig {
     handoffListeners = List.copyOf(handoffListeners);
     operatorCas = List.copyOf(operatorCas);
+  }
+
+  /** A controller without the web console. */
+  public ControllerConfig(
+      String nodeName, String site, InetSocketAddress listen, Optional<String> token, Optional<TlsFiles> tls,
+      List<X509Certificate> operatorCas, int maxInboundMessageSize, int maxConcurrentCallsPerConnection, Duration heartbeatExpiry,
+      ClusterConfig cluster, List<HandoffListener> handoffListeners, Duration handoffConnectTimeout) {
+    this(nodeName, site, listen, token, tls, operatorCas, maxInboundMessageSize, maxConcurrentCallsPerConnection,
+        heartbeatExpiry, cluster, handoffListeners, handoffConnectTimeout, Optional.empty());
   }
 
   public static final InetSocketAddress DEFAULT_LISTEN = new InetSocketAddress("127.0.0.1", 7700);
@@ -74,7 +87,7 @@ public record ControllerConfig(
   public static ControllerConfig from(ConfigTree section, String nodeName, String site) {
     section.requireOnly(
         "listen", "token", "token-file", "tls", "operator-ca", "client-certificate-auth", "max-inbound-message-size",
-        "max-concurrent-calls", "heartbeat-expiry", "hazelcast", "handoff");
+        "max-concurrent-calls", "heartbeat-expiry", "hazelcast", "handoff", "console");
     InetSocketAddress listen = section.has("listen") ? section.socketAddress("listen") : DEFAULT_LISTEN;
     if (section.has("token") && section.has("token-file")) {
       throw section.get("token-file").error("give either token or token-file, not both");
@@ -137,7 +150,8 @@ public record ControllerConfig(
         expiry,
         ClusterConfig.from(section.section("hazelcast")),
         listeners,
-        connectTimeout);
+        connectTimeout,
+        ConsoleConfig.from(section, listen));
   }
 
   /** How often nodes (and the controller itself) heartbeat: a third of the expiry. */

@@ -12,9 +12,10 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.MetadataUtils;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.tcpopt.common.policy.Action;
 import io.tcpopt.common.policy.PolicyDocument;
+import io.tcpopt.common.policy.Verdict;
 import io.tcpopt.controller.distribution.FlowDispatcher;
-import io.tcpopt.controller.distribution.FlowVerdict;
 import io.tcpopt.proto.v1.Flow;
 import io.tcpopt.proto.v1.ListPolicyVersionsRequest;
 import io.tcpopt.proto.v1.NodesRequest;
@@ -94,8 +95,8 @@ class ControllerTest {
         .attach(local).start()) {
       controller.nodes().register("br-remote", "branch", "", io.tcpopt.controller.membership.NodeRole.SERVICE_NODE, "", "", 10_000, "x");
       for (int port = 40_000; port < 40_050; port++) {
-        FlowVerdict v = local.dispatcher.decide(new InetSocketAddress("198.18.1.2", port), new InetSocketAddress("198.19.1.2", 5201));
-        assertEquals(FlowVerdict.Kind.OPTIMIZE, v.kind(), v.reason());
+        Verdict v = local.dispatcher.decide(new InetSocketAddress("198.18.1.2", port), new InetSocketAddress("198.19.1.2", 5201));
+        assertEquals(Action.OPTIMIZE, v.action(), v.reason());
         assertEquals("dc-1", v.serviceNode(), "group SNG-BR resolves to this site's node, never the branch's");
       }
     }
@@ -114,8 +115,8 @@ class ControllerTest {
       controller.start();
       controller.start();
       assertNotNull(local.dispatcher, "the integrated node got the dispatcher");
-      FlowVerdict v = local.dispatcher.decide(new InetSocketAddress("198.18.1.2", 40_000), new InetSocketAddress("198.19.1.2", 5201));
-      assertEquals(FlowVerdict.Kind.OPTIMIZE, v.kind(), v.reason());
+      Verdict v = local.dispatcher.decide(new InetSocketAddress("198.18.1.2", 40_000), new InetSocketAddress("198.19.1.2", 5201));
+      assertEquals(Action.OPTIMIZE, v.action(), v.reason());
       assertEquals("branch-1", v.serviceNode(), "the integrated node serves its site's group");
       assertEquals(1.0, meters.get("tcpopt.controller.flow.decisions").tag("verdict", "optimize").counter().count());
       assertEquals(1.0, meters.get("tcpopt.controller.policy.version").gauge().value());
@@ -139,8 +140,8 @@ class ControllerTest {
       controller.close();
       controller.close();
     }
-    assertEquals(FlowVerdict.Kind.OPTIMIZE,
-        local.dispatcher.decide(new InetSocketAddress("198.18.1.2", 40_001), new InetSocketAddress("198.19.1.2", 5201)).kind(),
+    assertEquals(Action.OPTIMIZE,
+        local.dispatcher.decide(new InetSocketAddress("198.18.1.2", 40_001), new InetSocketAddress("198.19.1.2", 5201)).action(),
         "after the controller is gone the node keeps deciding with the last good policy");
   }
 }

@@ -1,5 +1,7 @@
 package io.tcpopt.servicenode;
 
+import io.tcpopt.common.policy.Action;
+import io.tcpopt.common.policy.Verdict;
 import io.tcpopt.common.profile.LegProfiles;
 import java.net.InetSocketAddress;
 
@@ -16,11 +18,12 @@ public interface FlowDecider {
    */
   default LegProfiles profiles(InetSocketAddress client, InetSocketAddress originalDestination) {
     Verdict v = decide(client, originalDestination);
-    return v != null && v.kind() == Verdict.Kind.OPTIMIZE ? v.profiles() : null;
+    return v != null && v.action() == Action.OPTIMIZE ? v.profiles() : null;
   }
 
   /** No policy: optimize every flow that a peer serves. */
   static FlowDecider optimizeAll() {
-    return (client, destination) -> new Verdict(Verdict.Kind.OPTIMIZE, "no policy: optimize all", null);
+    Verdict all = Verdict.optimize("no policy: optimize all", null, null);
+    return (client, destination) -> all;
   }
 }

@@ -3,33 +3,20 @@ package io.tcpopt.servicenode;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
-import io.tcpopt.common.config.ConfigTree;
-import io.tcpopt.common.profile.LegProfiles;
-import io.tcpopt.common.profile.TcpProfile;
-import io.tcpopt.servicenode.flow.FlowEntry;
-import io.tcpopt.servicenode.flow.FlowEntry.WanFigures;
-import io.tcpopt.servicenode.flow.FlowKind;
+import io.tcpopt.common.policy.Cidr;
+import io.tcpopt.common.transport.NettyTransport;
 import io.tcpopt.servicenode.flow.FlowTable;
 import io.tcpopt.servicenode.flow.FlowTableSnapshot;
 import io.tcpopt.servicenode.intercept.HandoffListener;
 import io.tcpopt.servicenode.intercept.InterceptListener;
 import io.tcpopt.servicenode.intercept.transparent.TproxyRules;
-import io.tcpopt.servicenode.proxy.LegOptions;
-import io.tcpopt.servicenode.proxy.LegTuning;
-import io.tcpopt.servicenode.proxy.Legs;
-import io.tcpopt.servicenode.proxy.PassThroughSplice;
-import io.tcpopt.servicenode.proxy.StreamBridge;
-import io.tcpopt.servicenode.session.MuxStream;
-import io.tcpopt.servicenode.session.NettyTransport;
+import io.tcpopt.servicenode.leg.LegOptions;
 import io.tcpopt.servicenode.session.PeerSessionPool;
 import io.tcpopt.servicenode.session.SessionListener;
 import io.tcpopt.servicenode.session.SessionRegistry;
@@ -38,8 +25,6 @@ import io.tcpopt.servicenode.session.StreamMultiplexer;
 import io.tcpopt.servicenode.session.WanChannelInitializer;
 import io.tcpopt.servicenode.session.WanSockets;
 import io.tcpopt.servicenode.session.WanSockets.WanStats;
-import io.tcpopt.servicenode.wire.OpenFrame;
-import io.tcpopt.servicenode.wire.WireCodes;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,15 +36,14 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running service node: the WAN listener accepting peer sessions, the pools dialling the
- * configured peers, the intercepting listeners, and the flow table. Each intercepted flow is
- * decided by the current {@link FlowDecider}: optimized over a session to the destination's site
- * when one is up, else passed through directly (fail open) with the reason recorded, or dropped.
+ * A running service node, its lifecycle: the event loop groups, the WAN listener accepting peer
+ * sessions, the pools dialling the configured peers, the intercepting listeners, the flow table,
+ * and stopping all of it. What happens to each flow (the verdict of the current {@link
+ * FlowDecider}, fail-open, admission, the streams peers open) is the {@link FlowRouter}'s.
  */
 public final class ServiceNode implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ServiceNode.class);
@@ -72,8 +56,8 @@ public final class ServiceNode implements AutoCloseable {
   private volatile FlowDecider decider;
   private final FlowTable flows;
   private final SessionRegistry sessions;
-  private final SiteRoutes routes;
   private final LegOptions legOptions;
+  private final FlowRouter router;
   private final WanSockets wanSockets;
   private final SessionSettings sessionSettings;
   private final Map<String, AtomicInteger> upByPeer = new ConcurrentHashMap<>();
@@ -92,7 +76,6 @@ public final class ServiceNode implements AutoCloseable {
     this.decider = decider;
     this.flows = new FlowTable(config.flows().closedHistory(), registry);
     this.sessions = new SessionRegistry(new SessionMetrics());
-    this.routes = new SiteRoutes(config.peers());
     ServiceNodeConfig.Lan lan = config.lan();
     this.legOptions = new LegOptions(lan.connectTimeout(), lan.idleTimeout(), lan.bufferLow(), lan.bufferHigh(), config.wan().openCoalescing(),
         new DefaultChannelGroup("legs", GlobalEventExecutor.INSTANCE));
@@ -100,6 +83,8 @@ public final class ServiceNode implements AutoCloseable {
     this.wanSockets = new WanSockets(wanHigh / 2, wanHigh, WanTuning.forConfig(config.wan()));
     this.sessionSettings = new SessionSettings(config.nodeName(), config.site(), config.wan().maxFrameSize(), config.wan().streamWindow(),
         config.wan().maxStreams(), config.wan().keepalive(), HANDSHAKE_TIMEOUT);
+    this.router = new FlowRouter(flows, sessions, new SiteRoutes(config.peers()), legOptions, () -> this.decider, config.flows().maxActive(),
+        wanSockets);
     this.boss = NettyTransport.group(1, "tcpopt-" + config.nodeName() + "-accept");
     this.workers = NettyTransport.group(Math.max(2, Runtime.getRuntime().availableProcessors()), "tcpopt-" + config.nodeName() + "-io");
   }
@@ -140,7 +125,7 @@ public final class ServiceNode implements AutoCloseable {
     for (ServiceNodeConfig.Peer peer : config.peers()) {
       Counter reconnects = Counter.builder("tcpopt.session.reconnects").tag("peer", peer.name()).register(registry);
       PeerSessionPool pool = new PeerSessionPool(peer.name(), peer.address(), config.wan().connections(), workers, clientTls, sessionSettings,
-          this::acceptStream, sessions, wanSockets, config.lan().connectTimeout(), name -> reconnects.increment());
+          router, sessions, wanSockets, config.lan().connectTimeout(), name -> reconnects.increment());
       pools.add(pool);
       upCounter(peer.name());
       pool.start();
@@ -153,7 +138,7 @@ public final class ServiceNode implements AutoCloseable {
     ServerBootstrap b = new ServerBootstrap()
         .group(boss, workers)
         .channel(NettyTransport.serverChannel())
-        .childHandler(new WanChannelInitializer(serverTls, sessionSettings, false, this::acceptStream, sessions, wanSockets, null));
+        .childHandler(new WanChannelInitializer(serverTls, sessionSettings, false, router, sessions, wanSockets, null));
     wanSockets.configure(b);
     try {
       wanServer = b.bind(config.wan().listen()).sync().channel();
@@ -165,7 +150,7 @@ public final class ServiceNode implements AutoCloseable {
   private void bindListeners() throws InterruptedException {
     for (ServiceNodeConfig.Listener l : config.interception().listeners()) {
       try {
-        listeners.add(InterceptListener.explicit(l.listen(), l.target(), l.site(), boss, workers, legOptions.watermarks(), this::intercepted));
+        listeners.add(InterceptListener.explicit(l.listen(), l.target(), l.site(), boss, workers, legOptions.watermarks(), router));
       } catch (Exception e) {
         throw new ServiceNodeException("cannot listen on " + l.listen() + " (to " + l.target() + "): " + e.getMessage(), e);
       }
@@ -174,11 +159,11 @@ public final class ServiceNode implements AutoCloseable {
     if (h != null) {
       List<Cidr> allowed = new ArrayList<>();
       for (String prefix : h.allowed()) {
-        allowed.add(Cidr.parse(ConfigTree.of("service-node.interception.handoff.allowed", prefix)));
+        allowed.add(Cidr.parse(prefix)); // validated by ServiceNodeConfig
       }
       try {
         handoff = HandoffListener.bind(h.listen(), a -> allowed.stream().anyMatch(c -> c.contains(a)), HANDOFF_HEADER_TIMEOUT, boss, workers,
-            legOptions.watermarks(), this::intercepted);
+            legOptions.watermarks(), router);
       } catch (Exception e) {
         throw new ServiceNodeException("cannot open the handoff listener on " + h.listen() + ": " + e.getMessage(), e);
       }
@@ -186,7 +171,7 @@ public final class ServiceNode implements AutoCloseable {
     ServiceNodeConfig.Transparent t = config.interception().transparent();
     if (t != null) {
       try {
-        listeners.add(InterceptListener.transparent(new InetSocketAddress(t.port()), boss, workers, legOptions.watermarks(), this::intercepted));
+        listeners.add(InterceptListener.transparent(new InetSocketAddress(t.port()), boss, workers, legOptions.watermarks(), router));
       } catch (Exception e) {
         throw new ServiceNodeException("cannot open the transparent listener on port " + t.port() + " (needs Linux, root or CAP_NET_ADMIN): "
             + e.getMessage(), e);
@@ -272,109 +257,6 @@ public final class ServiceNode implements AutoCloseable {
     return new PeerSessionStatus(name, site, up.size(), configured, rtt < 0 ? null : Duration.ofNanos(rtt), cwnd, retransmits, cc);
   }
 
-  // ---- flows ---------------------------------------------------------------------------------
-
-  private void intercepted(Channel client, InetSocketAddress source, InetSocketAddress destination, String siteHint) {
-    if (closed) {
-      Legs.reset(client);
-      return;
-    }
-    Verdict verdict;
-    try {
-      verdict = decider.decide(source, destination);
-    } catch (RuntimeException e) {
-      log.warn("policy failed for {} -> {}, passing through: {}", source, destination, e.toString());
-      verdict = new Verdict(Verdict.Kind.PASS_THROUGH, "policy failed: " + e.getMessage(), null);
-    }
-    if (verdict == null) {
-      verdict = new Verdict(Verdict.Kind.PASS_THROUGH, "policy gave no verdict", null);
-    }
-    if (verdict.kind() == Verdict.Kind.DROP) {
-      FlowEntry flow = flows.open(FlowKind.DROPPED, verdict.reason(), source, destination);
-      Legs.reset(client);
-      flow.close("dropped by policy");
-      return;
-    }
-    if (verdict.kind() == Verdict.Kind.PASS_THROUGH) {
-      passThrough(client, source, destination, verdict.reason());
-      return;
-    }
-    if (flows.activeCount() >= config.flows().maxActive()) {
-      passThrough(client, source, destination, "node at max-active flows (" + config.flows().maxActive() + ")");
-      return;
-    }
-    if (source.getAddress().getAddress().length != destination.getAddress().getAddress().length) {
-      passThrough(client, source, destination, "client and server address families differ");
-      return;
-    }
-    String site = siteHint != null ? siteHint : routes.siteFor(destination.getAddress());
-    if (site == null) {
-      passThrough(client, source, destination, "no peer site serves " + destination.getAddress().getHostAddress());
-      return;
-    }
-    StreamMultiplexer connection = sessions.pick(site, client.eventLoop());
-    if (connection == null) {
-      passThrough(client, source, destination, "no session up to site " + site);
-      return;
-    }
-    FlowEntry flow = flows.open(FlowKind.OPTIMIZED, verdict.reason(), source, destination);
-    TcpProfile clientProfile = verdict.profiles() == null ? null : verdict.profiles().client();
-    StreamBridge.startClientSide(flow, client, connection, source, destination, legOptions, LegTuning.of(clientProfile, legOptions),
-        figures(connection));
-  }
-
-  private void passThrough(Channel client, InetSocketAddress source, InetSocketAddress destination, String reason) {
-    FlowEntry flow = flows.open(FlowKind.PASS_THROUGH, reason, source, destination);
-    PassThroughSplice.start(flow, client, legOptions, new Bootstrap().channel(NettyTransport.socketChannel()));
-  }
-
-  /** Serves a stream a peer opened: connect to its server and join the leg. */
-  private void acceptStream(MuxStream stream, OpenFrame open) {
-    String peer = stream.connection().peerName();
-    if (closed || flows.activeCount() >= config.flows().maxActive()) {
-      open.release();
-      stream.reset(closed ? WireCodes.SHUTTING_DOWN : WireCodes.REFUSED_STREAM, closed ? "node shutting down" : "node at max-active flows");
-      return;
-    }
-    FlowEntry flow = flows.open(FlowKind.OPTIMIZED, "carried for peer " + peer, open.source(), open.destination());
-    flow.carriedBy(peer, figures(stream.connection()));
-    Bootstrap b = new Bootstrap().channel(NettyTransport.socketChannel());
-    InetSocketAddress bind = null;
-    if ((open.openFlags() & OpenFrame.FLAG_TRANSPARENT_SOURCE) != 0 && NettyTransport.isEpoll()) {
-      b.option(EpollChannelOption.IP_TRANSPARENT, true);
-      bind = new InetSocketAddress(open.source().getAddress(), 0);
-    }
-    ByteBuf first = open.content().retain();
-    open.release();
-    StreamBridge.startServerSide(flow, stream, first, bind, legOptions, serverLeg(open.source(), open.destination()), b);
-  }
-
-  /**
-   * The far node's server-leg tuning: it classifies the flow with its own decider as the
-   * intercepting node did (both run the same policy; {@link FlowDecider#profiles} has no side
-   * effects) and applies the server profile; the OPEN frame carries no profile. No profile, or a
-   * failing decider, gives the {@code lan} defaults.
-   */
-  private LegTuning serverLeg(InetSocketAddress source, InetSocketAddress destination) {
-    try {
-      LegProfiles p = decider.profiles(source, destination);
-      if (p != null) {
-        return LegTuning.of(p.server(), legOptions);
-      }
-    } catch (RuntimeException e) {
-      log.debug("policy failed for the server leg of {} -> {}, using lan defaults: {}", source, destination, e.toString());
-    }
-    return LegTuning.defaults(legOptions);
-  }
-
-  private Supplier<WanFigures> figures(StreamMultiplexer connection) {
-    return () -> {
-      WanStats s = wanSockets.stats(connection.channel()).orElse(WanStats.UNKNOWN);
-      long rtt = s.rttMicros() >= 0 ? s.rttMicros() : connection.rttNanos() < 0 ? -1 : connection.rttNanos() / 1000;
-      return new WanFigures(rtt, s.cwndSegments(), s.retransmits());
-    };
-  }
-
   private AtomicInteger upCounter(String peer) {
     return upByPeer.computeIfAbsent(peer, p -> registry.gauge("tcpopt.session.connections.up", Tags.of("peer", p), new AtomicInteger()));
   }
@@ -411,14 +293,12 @@ public final class ServiceNode implements AutoCloseable {
     }
     closed = true;
     rules.forEach(TproxyRules::close);
+    router.close();
     for (InterceptListener l : listeners) {
       l.close();
     }
     if (handoff != null) {
       handoff.close();
-    }
-    for (Channel leg : legOptions.legs()) {
-      Legs.reset(leg);
     }
     for (PeerSessionPool p : pools) {
       p.close();

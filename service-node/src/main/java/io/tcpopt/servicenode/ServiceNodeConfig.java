@@ -2,7 +2,9 @@ package io.tcpopt.servicenode;
 
 import io.tcpopt.common.config.ConfigException;
 import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.policy.Cidr;
 import io.tcpopt.common.tls.TlsFiles;
+import io.tcpopt.reduction.store.StoreSettings;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,8 +15,12 @@ import java.util.Set;
 /**
  * The {@code service-node} section of a node config, validated. Every mistake is one {@link
  * ConfigException} naming the field. Defaults are written beside each setting in {@link #from}.
+ *
+ * @param dataReduction the chunk cache of data reduction ({@code data-reduction:}, see {@link
+ *     StoreSettings#from}); used by flows whose policy asks for it
  */
-public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer> peers, Interception interception, Lan lan, Flows flows) {
+public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer> peers, Interception interception, Lan lan, Flows flows,
+    StoreSettings dataReduction) {
 
   /** The inter-node side. {@code tls} is null exactly when {@code plaintext}. */
   public record Wan(
@@ -76,7 +82,7 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     if (site == null || site.isBlank() || site.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255) {
       throw new ConfigException("node.site", "must be 1 to 255 bytes");
     }
-    section.requireOnly("wan", "peers", "interception", "lan", "flows");
+    section.requireOnly("wan", "peers", "interception", "lan", "flows", "data-reduction");
     Wan wan = wan(section.get("wan"));
     List<Peer> peers = peers(section);
     Interception interception = interception(section.section("interception"));
@@ -85,7 +91,8 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     Flows flows = new Flows(
         f.integer("max-active", 10_000, 1, 10_000_000), // default 10000
         f.integer("closed-history", 1_000, 0, 1_000_000)); // default 1000
-    return new ServiceNodeConfig(nodeName, site, wan, peers, interception, lan, flows);
+    StoreSettings dataReduction = StoreSettings.from(section.section("data-reduction")); // default 256MiB memory, no disk
+    return new ServiceNodeConfig(nodeName, site, wan, peers, interception, lan, flows, dataReduction);
   }
 
   private static Wan wan(ConfigTree w) {
@@ -149,7 +156,7 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
       }
       List<String> prefixes = new ArrayList<>();
       for (ConfigTree item : p.list("prefixes")) {
-        prefixes.add(Cidr.parse(item).text());
+        prefixes.add(prefix(item));
       }
       out.add(new Peer(name, p.string("site"), p.socketAddress("address"), List.copyOf(prefixes)));
     }
@@ -188,9 +195,18 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
   private static List<String> prefixes(ConfigTree t, String key) {
     List<String> out = new ArrayList<>();
     for (ConfigTree item : t.list(key)) {
-      out.add(Cidr.parse(item).text());
+      out.add(prefix(item));
     }
     return List.copyOf(out);
+  }
+
+  /** A prefix in canonical form ({@link Cidr}: literals only, host bits zero). */
+  private static String prefix(ConfigTree item) {
+    try {
+      return Cidr.parse(item.asString()).toString();
+    } catch (IllegalArgumentException e) {
+      throw item.error(e.getMessage());
+    }
   }
 
   private static Lan lan(ConfigTree l) {

@@ -1,6 +1,6 @@
 package io.tcpopt.servicenode;
 
-import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.policy.Cidr;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +14,7 @@ final class SiteRoutes {
   SiteRoutes(List<ServiceNodeConfig.Peer> peers) {
     for (ServiceNodeConfig.Peer p : peers) {
       for (String prefix : p.prefixes()) {
-        routes.add(new Route(Cidr.parse(ConfigTree.of("peers." + p.name() + ".prefixes", prefix)), p.site()));
+        routes.add(new Route(Cidr.parse(prefix), p.site())); // validated by ServiceNodeConfig
       }
     }
   }
@@ -23,7 +23,7 @@ final class SiteRoutes {
   String siteFor(InetAddress destination) {
     Route best = null;
     for (Route r : routes) {
-      if (r.prefix().contains(destination) && (best == null || r.prefix().length() > best.prefix().length())) {
+      if (r.prefix().contains(destination) && (best == null || r.prefix().prefixLength() > best.prefix().prefixLength())) {
         best = r;
       }
     }

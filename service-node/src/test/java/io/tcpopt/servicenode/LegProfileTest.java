@@ -6,12 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.tcpopt.common.policy.Verdict;
 import io.tcpopt.common.profile.LegProfiles;
 import io.tcpopt.common.profile.TcpProfile;
 import io.tcpopt.common.profile.TcpProfiles;
+import io.tcpopt.common.transport.NettyTransport;
 import io.tcpopt.servicenode.flow.FlowRecord;
 import io.tcpopt.servicenode.flow.LegSettings;
-import io.tcpopt.servicenode.session.NettyTransport;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -54,9 +55,9 @@ class LegProfileTest {
   /** The same decider at both nodes, as when both run one policy: the idle target gets IDLE everywhere. */
   static Verdict decide(InetSocketAddress client, InetSocketAddress destination) {
     if (destination.getPort() == idleTargetPort) {
-      return new Verdict(Verdict.Kind.OPTIMIZE, "idle test", null, new LegProfiles(IDLE, TcpProfiles.builtIn(TcpProfiles.WAN_OPTIMIZED), IDLE));
+      return Verdict.optimize("idle test", null, new LegProfiles(IDLE, TcpProfiles.builtIn(TcpProfiles.WAN_OPTIMIZED), IDLE));
     }
-    return new Verdict(Verdict.Kind.OPTIMIZE, "profile test", null,
+    return Verdict.optimize("profile test", null,
         new LegProfiles(CLIENT, TcpProfiles.builtIn(TcpProfiles.WAN_OPTIMIZED), SERVER));
   }
 
@@ -150,7 +151,7 @@ class LegProfileTest {
    * small send buffer. On Netty 4.2.18 epoll the EPOLLOUT registration of that input-shut-down leg
    * used to fail (the descriptor had been dropped from the epoll set), Netty shut the leg's output
    * and the client read a clean EOF after a few hundred KiB. {@link
-   * io.tcpopt.servicenode.proxy.EpollHalfCloseWorkaround} keeps the descriptor registered; every
+   * io.tcpopt.common.transport.EpollHalfCloseWorkaround} keeps the descriptor registered; every
    * byte must arrive.
    */
   @Test

@@ -48,7 +48,8 @@ import org.slf4j.LoggerFactory;
  */
 class ControlPlaneChaosTest {
   private static final Logger log = LoggerFactory.getLogger(ControlPlaneChaosTest.class);
-  private static final String PREFIX = "tcpopt-cp-";
+  /** Unique per JVM, so two suites running at once on one machine never share namespaces. */
+  private static final String PREFIX = "tcpopt-cp-" + ProcessHandle.current().pid() + "-";
   private static final String TOKEN = "chaos-control-plane-token";
   private static final String CLUSTER = "chaos-cp";
   private static final List<String> CONTROLLERS = List.of("a", "b", "c");

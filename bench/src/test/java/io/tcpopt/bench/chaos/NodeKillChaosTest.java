@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  */
 class NodeKillChaosTest {
   private static final Logger log = LoggerFactory.getLogger(NodeKillChaosTest.class);
-  private static final String PREFIX = "tcpopt-chaos-";
+  /** Unique per JVM, so two suites running at once on one machine never share a testbed. */
+  private static final String PREFIX = "tcpopt-chaos-" + ProcessHandle.current().pid() + "-";
   private static final String TOKEN = "chaos-kill-token";
   private static final Pattern REACHED = Pattern.compile("REACHED ms=(\\d+) attempts=(\\d+)");
   private static final long TRANSFER_BYTES = 200_000_000L;

@@ -1,6 +1,7 @@
 package io.tcpopt.cli.node;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.tcpopt.common.net.HostPort;
 import io.tcpopt.controller.LocalServiceNode;
 import io.tcpopt.controller.distribution.FlowDispatcher;
 import io.tcpopt.proto.v1.Flow;
@@ -74,8 +75,8 @@ final class IntegratedServiceNode implements LocalServiceNode {
     long rate = duration.toMillis() > 0 ? bytes * 8_000 / duration.toMillis() : 0;
     Flow.Builder f = Flow.newBuilder()
         .setId(nodeName + "/" + r.id())
-        .setSource(hostPort(r.client()))
-        .setDestination(hostPort(r.server()))
+        .setSource(HostPort.format(r.client()))
+        .setDestination(HostPort.format(r.server()))
         .setServiceNode(nodeName)
         .setSite(site)
         .setState(state(r))
@@ -121,14 +122,6 @@ final class IntegratedServiceNode implements LocalServiceNode {
       return handled;
     }
     return handled.isEmpty() ? r.closeReason() : r.closeReason() + " (" + handled + ")";
-  }
-
-  private static String hostPort(InetSocketAddress a) {
-    if (a == null) {
-      return "";
-    }
-    String host = a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress();
-    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
   }
 
   @Override

@@ -88,7 +88,8 @@ public final class NodeRuntime implements AutoCloseable {
       started.push(ctl);
       controller = ctl.start();
       InetSocketAddress api = controller.grpcAddress();
-      parts.add(0, "controller: gRPC " + api.getHostString() + ":" + api.getPort());
+      parts.add(0, "controller: gRPC " + api.getHostString() + ":" + api.getPort()
+          + controller.consoleUrl().map(url -> ", console " + url).orElse(""));
     }
     if (config.metricsListen() != null) {
       metrics = MetricsEndpoint.start(config.metricsListen(), registry);

@@ -1,13 +1,11 @@
 package io.tcpopt.cli.node;
 
 import io.tcpopt.common.policy.CompiledPolicy;
-import io.tcpopt.common.policy.Decision;
 import io.tcpopt.common.policy.FlowKey;
+import io.tcpopt.common.policy.Verdict;
 import io.tcpopt.common.profile.LegProfiles;
 import io.tcpopt.controller.distribution.FlowDispatcher;
-import io.tcpopt.controller.distribution.FlowVerdict;
 import io.tcpopt.servicenode.FlowDecider;
-import io.tcpopt.servicenode.Verdict;
 import java.net.InetSocketAddress;
 
 /**
@@ -18,19 +16,9 @@ import java.net.InetSocketAddress;
 final class PolicyDecider {
   private PolicyDecider() {}
 
-  /** Classifies every flow of VPN 0 with {@code policy}; the decision's reason and leg profiles travel along. */
+  /** Classifies every flow of VPN 0 with {@code policy}; the verdict's reason and leg profiles travel along. */
   static FlowDecider of(CompiledPolicy policy) {
-    return (client, destination) -> {
-      Decision d = policy.classify(key(client, destination));
-      switch (d.action()) {
-        case OPTIMIZE:
-          return new Verdict(Verdict.Kind.OPTIMIZE, d.reason(), d.serviceNodeGroup(), d.profiles());
-        case DROP:
-          return new Verdict(Verdict.Kind.DROP, d.reason(), null);
-        default:
-          return new Verdict(Verdict.Kind.PASS_THROUGH, d.reason(), null);
-      }
-    };
+    return (client, destination) -> policy.classify(key(client, destination));
   }
 
   /**
@@ -41,15 +29,7 @@ final class PolicyDecider {
     return new FlowDecider() {
       @Override
       public Verdict decide(InetSocketAddress client, InetSocketAddress destination) {
-        FlowVerdict v = dispatcher.decide(client, destination);
-        switch (v.kind()) {
-          case OPTIMIZE:
-            return new Verdict(Verdict.Kind.OPTIMIZE, v.reason(), v.serviceNodeGroup(), v.profiles());
-          case DROP:
-            return new Verdict(Verdict.Kind.DROP, v.reason(), null);
-          default:
-            return new Verdict(Verdict.Kind.PASS_THROUGH, v.reason(), null);
-        }
+        return dispatcher.decide(client, destination);
       }
 
       @Override

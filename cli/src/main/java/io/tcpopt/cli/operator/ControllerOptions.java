@@ -2,6 +2,7 @@ package io.tcpopt.cli.operator;
 
 import io.tcpopt.cli.CliContext;
 import io.tcpopt.cli.CliException;
+import io.tcpopt.common.net.HostPort;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
@@ -67,24 +68,15 @@ public final class ControllerOptions {
   }
 
   static ControllerTarget parse(String address, String token) {
-    String s = address.trim();
-    int colon = s.lastIndexOf(':');
-    if (colon <= 0 || colon == s.length() - 1) {
-      throw new CliException("--controller: expected HOST:PORT, got \"" + address + "\"", CliException.USAGE);
-    }
-    String host = s.substring(0, colon);
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
-    }
-    int port;
+    HostPort target;
     try {
-      port = Integer.parseInt(s.substring(colon + 1));
-    } catch (NumberFormatException e) {
-      port = -1;
+      target = HostPort.parse(address); // left unresolved: gRPC resolves its own targets
+    } catch (IllegalArgumentException e) {
+      throw new CliException("--controller: " + e.getMessage(), CliException.USAGE);
     }
-    if (port < 1 || port > 65535) {
+    if (target.port() < 1) {
       throw new CliException("--controller: port must be between 1 and 65535 in \"" + address + "\"", CliException.USAGE);
     }
-    return new ControllerTarget(host, port, token);
+    return new ControllerTarget(target.host(), target.port(), token);
   }
 }

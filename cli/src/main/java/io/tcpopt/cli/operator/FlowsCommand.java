@@ -3,7 +3,8 @@ package io.tcpopt.cli.operator;
 import io.tcpopt.cli.CliContext;
 import io.tcpopt.cli.CliException;
 import io.tcpopt.cli.output.Table;
-import io.tcpopt.cli.output.Units;
+import io.tcpopt.common.net.HostPort;
+import io.tcpopt.common.units.Units;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -98,17 +99,11 @@ public final class FlowsCommand extends OperatorCommand {
   }
 
   private static String host(String hostPort) {
-    int colon = hostPort.lastIndexOf(':');
-    String host = colon < 0 ? hostPort : hostPort.substring(0, colon);
-    return host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
+    return HostPort.lenient(hostPort).host();
   }
 
   private static int port(String hostPort) {
-    try {
-      return Integer.parseInt(hostPort.substring(hostPort.lastIndexOf(':') + 1));
-    } catch (NumberFormatException e) {
-      return -1;
-    }
+    return HostPort.lenient(hostPort).port();
   }
 
   private void print(List<Views.Flow> flows, boolean watching) {
@@ -154,6 +149,7 @@ public final class FlowsCommand extends OperatorCommand {
     json.put("opened", f.opened() == null ? null : f.opened().toString());
     json.put("durationMillis", f.duration() == null ? null : f.duration().toMillis());
     json.put("reason", f.reason() == null || f.reason().isEmpty() ? null : f.reason());
+    json.put("peer", f.peer() == null || f.peer().isEmpty() ? null : f.peer());
     return json;
   }
 }

@@ -178,7 +178,10 @@ final class GrpcControllerClient implements ControllerClient {
           p.getRttMicros(), p.getCwndSegments(), p.getRetransmits(), p.getCongestionControl()));
     }
     return new Views.ClusterStatus(health(r.getHealth()), r.getReason(), r.getController() + " (" + target + ")",
-        r.getPolicyVersion(), r.getPolicyName(), r.getSitesList(), groups, sessions, r.getFlowsActive(), r.getFlowCapacity());
+        r.getPolicyVersion(), r.getPolicyName(), r.getSitesList(), groups, sessions, r.getFlowsActive(), r.getFlowCapacity(),
+        r.getFlowCountsList().stream()
+            .map(c -> new Views.NodeFlows(c.getNode(), c.getSite(), c.getActiveFlows(), c.getFlowCapacity()))
+            .toList());
   }
 
   @Override
@@ -207,7 +210,7 @@ final class GrpcControllerClient implements ControllerClient {
           String.join(",", f.getServicesList()), flowState(f.getState()), f.getBytesClientToServer(), f.getBytesServerToClient(),
           f.getRateBitsPerSecond(), f.getWanRttMicros(),
           f.getStartedUnixMillis() == 0 ? null : Instant.ofEpochMilli(f.getStartedUnixMillis()),
-          Duration.ofMillis(f.getDurationMillis()), f.getReason()));
+          Duration.ofMillis(f.getDurationMillis()), f.getReason(), f.getPeer()));
     }
     return out;
   }

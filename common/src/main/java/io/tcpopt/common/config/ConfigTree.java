@@ -1,5 +1,6 @@
 package io.tcpopt.common.config;
 
+import io.tcpopt.common.net.HostPort;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -321,31 +322,13 @@ public final class ConfigTree {
     return has(key) ? get(key).asBitsPerSecond() : defaultValue;
   }
 
-  /** {@code HOST:PORT} or {@code [V6]:PORT}, resolved without DNS for literals; port 0 allowed. */
+  /** {@code HOST:PORT} or {@code [V6]:PORT} ({@link HostPort}), resolved without DNS for literals; port 0 allowed. */
   public InetSocketAddress asSocketAddress() {
-    String s = asString().trim();
-    int colon = s.lastIndexOf(':');
-    if (colon <= 0 || colon == s.length() - 1) {
-      throw error("expected HOST:PORT, got " + describe(value));
-    }
-    String host = s.substring(0, colon);
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
-    }
-    int port;
     try {
-      port = Integer.parseInt(s.substring(colon + 1));
-    } catch (NumberFormatException e) {
-      throw error("expected HOST:PORT with a numeric port, got " + describe(value));
+      return HostPort.parse(asString()).resolve();
+    } catch (IllegalArgumentException e) {
+      throw error(e.getMessage());
     }
-    if (port < 0 || port > 65535) {
-      throw error("port must be between 0 and 65535, got " + port);
-    }
-    InetSocketAddress address = new InetSocketAddress(host, port);
-    if (address.isUnresolved()) {
-      throw error("cannot resolve host " + host);
-    }
-    return address;
   }
 
   public InetSocketAddress socketAddress(String key) {

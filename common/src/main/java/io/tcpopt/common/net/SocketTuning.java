@@ -107,8 +107,7 @@ public final class SocketTuning {
 
     String wanted = s.congestionControl();
     try {
-      byte[] name = wanted.getBytes(StandardCharsets.US_ASCII);
-      config.setOption(new RawUnixChannelOption("TCP_CONGESTION", IPPROTO_TCP, TCP_CONGESTION, name.length), ByteBuffer.wrap(name));
+      setCongestionControl(connected, wanted);
     } catch (RuntimeException e) {
       warnings.add("congestion control " + wanted + " is not available in this kernel (see net.ipv4.tcp_available_congestion_control; "
           + "modprobe tcp_" + wanted + "): " + reason(e));
@@ -151,6 +150,22 @@ public final class SocketTuning {
     }
     warn(warnings);
     return new TuningResult(actual, applied, send, receive, pacing, warnings);
+  }
+
+  /**
+   * Sets TCP_CONGESTION on an epoll socket (WAN connection or leg). The name goes in a direct
+   * buffer: on legs, setting a raw option through a heap buffer was seen to break the socket's later
+   * EPOLLOUT registration under Netty 4.2.18 (epoll_ctl ENOENT, the leg's output shut down
+   * mid-flow). Throws when the kernel refuses (module not built or loaded, not in {@code
+   * net.ipv4.tcp_allowed_congestion_control} without CAP_NET_ADMIN) or the channel is not epoll.
+   */
+  public static void setCongestionControl(Channel ch, String name) {
+    if (!(ch.config() instanceof EpollChannelConfig)) {
+      throw new IllegalStateException("congestion control needs the native epoll transport");
+    }
+    byte[] bytes = name.getBytes(StandardCharsets.US_ASCII);
+    ByteBuffer value = ByteBuffer.allocateDirect(bytes.length).put(bytes).flip();
+    ch.config().setOption(new RawUnixChannelOption("TCP_CONGESTION", IPPROTO_TCP, TCP_CONGESTION, bytes.length), value);
   }
 
   /** Unsent bytes the kernel may hold per WAN socket: an eighth of the send buffer, within [128 KiB, 4 MiB]. */

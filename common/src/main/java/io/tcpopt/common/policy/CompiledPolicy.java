@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * A {@link PolicyDocument} compiled for classifying new flows: sequences in ascending order, first
@@ -16,7 +17,7 @@ import java.util.Map;
  * <p>How it is fast: each side (source, destination) has an {@link AddressTable} that maps an
  * address, by one binary search, to a bitset of the sequences whose prefix-list condition on that
  * side holds (sequences without one always have their bit set). The AND of both rows leaves the
- * candidate sequences in match order; the first whose VPN and port conditions hold wins. Decisions
+ * candidate sequences in match order; the first whose VPN and port conditions hold wins. Verdicts
  * are built at compile time and shared, so classifying an IPv4 flow allocates nothing (an IPv6
  * address costs one 16-byte copy from {@link InetAddress#getAddress()}).
  *
@@ -31,8 +32,8 @@ public final class CompiledPolicy {
   private final AddressTable destinations;
   private final int words;
   private final Filter[] filters;
-  private final Decision[] decisions;
-  private final Decision defaultDecision;
+  private final Verdict[] decisions;
+  private final Verdict defaultVerdict;
 
   /** The per-sequence conditions left after the address tables: VPN and ports. */
   private static final class Filter {
@@ -97,7 +98,7 @@ public final class CompiledPolicy {
     int[] sourceRequired = new int[n];
     int[] destinationRequired = new int[n];
     filters = new Filter[n];
-    decisions = new Decision[n];
+    decisions = new Verdict[n];
     for (int i = 0; i < n; i++) {
       Sequence s = sequences.get(i);
       Match m = s.match();
@@ -109,27 +110,25 @@ public final class CompiledPolicy {
     words = Math.max(1, (n + 63) >>> 6);
     sources = new AddressTable(lists, sourceRequired);
     destinations = new AddressTable(lists, destinationRequired);
-    defaultDecision =
-        new Decision(
-            document.defaultAction(),
-            0,
-            null,
-            null,
-            "default action: " + document.defaultAction().yamlName() + " (no sequence matched)");
+    defaultVerdict =
+        new Verdict(
+            document.defaultAction(), "default action: " + document.defaultAction().yamlName() + " (no sequence matched)", 0, null, null,
+            null, 0);
   }
 
   public static CompiledPolicy compile(PolicyDocument document) {
     return new CompiledPolicy(document);
   }
 
-  private static Decision decision(PolicyDocument d, Sequence s) {
+  private static Verdict decision(PolicyDocument d, Sequence s) {
     SequenceAction a = s.action();
     String where = "policy " + d.name() + " seq " + s.seq() + ": ";
     if (a.action() == Action.OPTIMIZE) {
-      return new Decision(
-          Action.OPTIMIZE, s.seq(), a.serviceNodeGroup(), d.legProfiles(a), where + "optimize via " + a.serviceNodeGroup());
+      return new Verdict(
+          Action.OPTIMIZE, where + "optimize via " + a.serviceNodeGroup(), s.seq(), Objects.requireNonNull(a.serviceNodeGroup()), null,
+          Objects.requireNonNull(d.legProfiles(a)), 0, a.dataReduction());
     }
-    return new Decision(a.action(), s.seq(), null, null, where + a.action().yamlName());
+    return new Verdict(a.action(), where + a.action().yamlName(), s.seq(), null, null, null, 0);
   }
 
   public PolicyDocument document() {
@@ -137,23 +136,23 @@ public final class CompiledPolicy {
   }
 
   /** The decision for a new flow; never {@code null}. */
-  public Decision classify(FlowKey k) {
+  public Verdict classify(FlowKey k) {
     if (words == 1) {
       return firstOf(word(sources, k.source()) & word(destinations, k.destination()), 0, k);
     }
     long[] s = row(sources, k.source());
     long[] d = row(destinations, k.destination());
     for (int w = 0; w < words; w++) {
-      Decision found = firstOf(s[w] & d[w], w, k);
-      if (found != defaultDecision) {
+      Verdict found = firstOf(s[w] & d[w], w, k);
+      if (found != defaultVerdict) {
         return found;
       }
     }
-    return defaultDecision;
+    return defaultVerdict;
   }
 
   /** The first candidate of word {@code w} whose VPN and port conditions hold, else the default. */
-  private Decision firstOf(long candidates, int w, FlowKey k) {
+  private Verdict firstOf(long candidates, int w, FlowKey k) {
     while (candidates != 0) {
       int i = (w << 6) + Long.numberOfTrailingZeros(candidates);
       if (filters[i].matches(k.vpn(), k.sourcePort(), k.destinationPort())) {
@@ -161,7 +160,7 @@ public final class CompiledPolicy {
       }
       candidates &= candidates - 1;
     }
-    return defaultDecision;
+    return defaultVerdict;
   }
 
   private static long word(AddressTable table, InetAddress a) {

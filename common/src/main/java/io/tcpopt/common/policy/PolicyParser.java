@@ -347,7 +347,7 @@ final class PolicyParser {
       error(o, "expected a mapping with service-node-group and optional profiles");
       return null;
     }
-    check(() -> o.requireOnly("service-node-group", "profiles"));
+    check(() -> o.requireOnly("service-node-group", "profiles", "data-reduction"));
     String group = read(() -> o.string("service-node-group").trim());
     if (group != null && !groups.contains(group)) {
       error(o.get("service-node-group"), "unknown service-node group \"" + group + "\"");
@@ -361,10 +361,48 @@ final class PolicyParser {
     String client = profileRef(p, "client", LegProfiles.DEFAULT_CLIENT, userProfiles);
     String wan = profileRef(p, "wan", LegProfiles.DEFAULT_WAN, userProfiles);
     String server = profileRef(p, "server", LegProfiles.DEFAULT_SERVER, userProfiles);
-    if (errors.size() > before || group == null || client == null || wan == null || server == null) {
+    DataReduction reduction = o.has("data-reduction") ? dataReduction(o.get("data-reduction")) : DataReduction.OFF;
+    if (errors.size() > before || group == null || client == null || wan == null || server == null || reduction == null) {
       return null;
     }
-    return SequenceAction.optimize(group, client, wan, server);
+    return SequenceAction.optimize(group, client, wan, server).withDataReduction(reduction);
+  }
+
+  /** {@code data-reduction: { compression: none|lz4|zstd, deduplication: on|off }}, both optional. */
+  private DataReduction dataReduction(ConfigTree d) {
+    if (!d.isMap()) {
+      error(d, "expected a mapping with compression (none, lz4, zstd) and deduplication (on, off)");
+      return null;
+    }
+    int before = errors.size();
+    check(() -> d.requireOnly("compression", "deduplication"));
+    DataReduction.Compression compression = DataReduction.Compression.NONE;
+    if (d.has("compression")) {
+      String word = read(() -> d.string("compression").trim());
+      compression = word == null ? null : DataReduction.Compression.ofYaml(word);
+      if (word != null && compression == null) {
+        error(d.get("compression"), "unknown compression \"" + word + "\" (expected none, lz4 or zstd)");
+      }
+    }
+    Boolean dedup = d.has("deduplication") ? onOff(d.get("deduplication")) : Boolean.FALSE;
+    return errors.size() > before ? null : new DataReduction(compression, dedup);
+  }
+
+  /** YAML reads on/off/true/false as booleans; a quoted "on" or "off" is accepted too. */
+  private Boolean onOff(ConfigTree t) {
+    Object raw = t.raw();
+    if (raw instanceof Boolean) {
+      return (Boolean) raw;
+    }
+    String word = String.valueOf(raw).trim();
+    if (word.equals("on") || word.equals("true")) {
+      return true;
+    }
+    if (word.equals("off") || word.equals("false")) {
+      return false;
+    }
+    error(t, "expected on or off, got \"" + word + "\"");
+    return null;
   }
 
   private String profileRef(ConfigTree p, String leg, String defaultName, Set<String> userProfiles) {

@@ -5,21 +5,41 @@ import java.util.Objects;
 /**
  * The action of one sequence. For {@link Action#OPTIMIZE} the group and the three profile names
  * are set (profile names default to {@code tcp-lan-optimized}, {@code tcp-wan-optimized}, {@code
- * tcp-lan-optimized}); for the other actions all four are {@code null}.
+ * tcp-lan-optimized}) and the data reduction (default {@link DataReduction#OFF}); for the other
+ * actions all five are {@code null}.
  */
 public record SequenceAction(
-    Action action, String serviceNodeGroup, String clientProfile, String wanProfile, String serverProfile) {
+    Action action, String serviceNodeGroup, String clientProfile, String wanProfile, String serverProfile,
+    DataReduction dataReduction) {
   public static final SequenceAction PASS_THROUGH = new SequenceAction(Action.PASS_THROUGH, null, null, null, null);
   public static final SequenceAction DROP = new SequenceAction(Action.DROP, null, null, null, null);
 
   public SequenceAction {
     Objects.requireNonNull(action, "action");
     boolean optimize = action == Action.OPTIMIZE;
+    if (optimize && dataReduction == null) {
+      dataReduction = DataReduction.OFF;
+    }
     boolean complete = serviceNodeGroup != null && clientProfile != null && wanProfile != null && serverProfile != null;
-    boolean none = serviceNodeGroup == null && clientProfile == null && wanProfile == null && serverProfile == null;
+    boolean none = serviceNodeGroup == null && clientProfile == null && wanProfile == null && serverProfile == null
+        && dataReduction == null;
     if (optimize ? !complete : !none) {
       throw new IllegalArgumentException("group and profiles are required for optimize and only for optimize");
     }
+  }
+
+  /** An action without data reduction ({@link DataReduction#OFF} for optimize). */
+  public SequenceAction(
+      Action action, String serviceNodeGroup, String clientProfile, String wanProfile, String serverProfile) {
+    this(action, serviceNodeGroup, clientProfile, wanProfile, serverProfile, null);
+  }
+
+  /** This optimize action with {@code reduction} instead of its data reduction. */
+  public SequenceAction withDataReduction(DataReduction reduction) {
+    if (action != Action.OPTIMIZE) {
+      throw new IllegalStateException("only optimize actions have data reduction");
+    }
+    return new SequenceAction(action, serviceNodeGroup, clientProfile, wanProfile, serverProfile, reduction);
   }
 
   public static SequenceAction optimize(String group, String client, String wan, String server) {

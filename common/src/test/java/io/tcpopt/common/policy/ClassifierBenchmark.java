@@ -101,7 +101,7 @@ public class ClassifierBenchmark {
   private static final int[] PORTS = {80, 443, 443, 443, 22, 25, 53, 445, 1433, 3389, 5201, 8080, 8443, 9000};
 
   @Benchmark
-  public Decision classify() {
+  public Verdict classify() {
     return policy.classify(flows[next++ & (FLOWS - 1)]);
   }
 
@@ -229,7 +229,7 @@ public class ClassifierBenchmark {
       b.setUp();
       Map<String, Integer> mix = new TreeMap<>();
       for (FlowKey k : b.flows) {
-        Decision d = b.policy.classify(k);
+        Verdict d = b.policy.classify(k);
         mix.merge(d.isDefault() ? "default" : d.action().yamlName(), 1, Integer::sum);
       }
       long checksum = 0;

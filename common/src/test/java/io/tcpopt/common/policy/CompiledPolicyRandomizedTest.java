@@ -36,7 +36,7 @@ class CompiledPolicyRandomizedTest {
       CompiledPolicy compiled = CompiledPolicy.compile(document);
       for (int f = 0; f < FLOWS_PER_POLICY; f++) {
         FlowKey k = flow(random, g);
-        Decision got = compiled.classify(k);
+        Verdict got = compiled.classify(k);
         int expected = reference(document, k);
         int policyNumber = p;
         assertEquals(expected, got.sequence(), () -> "seed " + seed + ", policy " + policyNumber + ", flow " + k + "\n" + g.yaml);

@@ -21,7 +21,7 @@ class CompiledPolicyTest {
 
   @Test
   void firstMatchingSequenceWinsInNumericOrder() throws Exception {
-    Decision d = policy.classify(flow(10, "198.18.1.7", 40000, "198.19.1.2", 443));
+    Verdict d = policy.classify(flow(10, "198.18.1.7", 40000, "198.19.1.2", 443));
     assertEquals(Action.OPTIMIZE, d.action());
     assertEquals(1, d.sequence());
     assertEquals("SNG-APPQOE", d.serviceNodeGroup());
@@ -33,7 +33,7 @@ class CompiledPolicyTest {
   @Test
   void portAndVpnConditionsNarrowTheMatch() throws Exception {
     // seq 1 needs vpn 10 and port 80/443/8000-8999; port 22 falls to seq 21.
-    Decision d = policy.classify(flow(10, "198.18.1.7", 40000, "198.19.1.2", 22));
+    Verdict d = policy.classify(flow(10, "198.18.1.7", 40000, "198.19.1.2", 22));
     assertEquals(Action.PASS_THROUGH, d.action());
     assertEquals("policy vpn10-appqoe seq 21: pass-through", d.reason());
     assertNull(d.profiles());
@@ -44,14 +44,14 @@ class CompiledPolicyTest {
 
   @Test
   void ipv6PrefixesMatchIpv6Flows() throws Exception {
-    Decision d = policy.classify(flow(0, "2001:db8:100:ffff::1", 5000, "198.18.1.9", 1));
+    Verdict d = policy.classify(flow(0, "2001:db8:100:ffff::1", 5000, "198.18.1.9", 1));
     assertEquals(11, d.sequence());
     assertEquals(0, policy.classify(flow(0, "2001:db8:101::1", 5000, "198.18.1.9", 1)).sequence());
   }
 
   @Test
   void defaultActionAppliesWhenNothingMatches() throws Exception {
-    Decision d = policy.classify(flow(20, "10.0.0.1", 999, "10.0.0.2", 80));
+    Verdict d = policy.classify(flow(20, "10.0.0.1", 999, "10.0.0.2", 80));
     assertEquals(Action.DROP, d.action());
     assertEquals(0, d.sequence());
     assertEquals("default action: drop (no sequence matched)", d.reason());

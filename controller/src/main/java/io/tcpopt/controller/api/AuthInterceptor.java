@@ -32,6 +32,14 @@ final class AuthInterceptor implements ServerInterceptor {
   /** The authenticated caller of the current call; set for every call that reaches a service. */
   static final Context.Key<Caller> CALLER = Context.key("tcpopt-caller");
 
+  /** For calls that were authenticated before they reached the API (the console's in-process channel): an operator. */
+  static final ServerInterceptor INTERNAL = new ServerInterceptor() {
+    @Override
+    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+      return Contexts.interceptCall(Context.current().withValue(CALLER, new Caller(Caller.Role.OPERATOR, "internal")), call, headers, next);
+    }
+  };
+
   private static final Logger log = LoggerFactory.getLogger(AuthInterceptor.class);
 
   private final Authenticator authenticator;

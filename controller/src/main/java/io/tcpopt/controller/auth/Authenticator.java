@@ -51,6 +51,30 @@ public final class Authenticator {
     return token.isEmpty() && !tls;
   }
 
+  /** Whether a bearer token is configured (operators may sign in with it). */
+  public boolean acceptsTokens() {
+    return token.isPresent();
+  }
+
+  /** Whether {@code presented} (the bare token, no "Bearer ") is the operator token; compared in constant time. */
+  public boolean isOperatorToken(String presented) {
+    return presented != null && token.isPresent()
+        && MessageDigest.isEqual(presented.trim().getBytes(StandardCharsets.UTF_8), token.get());
+  }
+
+  /**
+   * Whether {@code verifiedChain} (as the TLS layer verified it; empty for none) is an operator's
+   * certificate: signed by an operator CA. A node certificate never is.
+   */
+  public boolean isOperatorCertificate(List<? extends Certificate> verifiedChain) {
+    return tls && !verifiedChain.isEmpty() && verifiedChain.get(0) instanceof X509Certificate && signedByOperatorCa(verifiedChain);
+  }
+
+  /** The operator CAs, which a TLS server must also trust for client certificates. */
+  public List<X509Certificate> operatorCas() {
+    return operatorCas;
+  }
+
   /** Whether some credential can make an operator here (else nobody may change the policy). */
   public boolean operatorsPossible() {
     return open() || token.isPresent() || !operatorCas.isEmpty();
@@ -70,8 +94,7 @@ public final class Authenticator {
       if (token.isEmpty() || !authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
         throw new AuthenticationException("unsupported authorization (expected the operator bearer token)");
       }
-      byte[] presented = authorization.substring(BEARER.length()).trim().getBytes(StandardCharsets.UTF_8);
-      if (!MessageDigest.isEqual(presented, token.get())) {
+      if (!isOperatorToken(authorization.substring(BEARER.length()))) {
         throw new AuthenticationException("invalid bearer token");
       }
       return new Caller(Caller.Role.OPERATOR, "token");

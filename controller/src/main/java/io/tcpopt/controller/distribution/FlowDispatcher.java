@@ -1,8 +1,8 @@
 package io.tcpopt.controller.distribution;
 
 import io.tcpopt.common.policy.Action;
-import io.tcpopt.common.policy.Decision;
 import io.tcpopt.common.policy.FlowKey;
+import io.tcpopt.common.policy.Verdict;
 import io.tcpopt.common.profile.LegProfiles;
 import io.tcpopt.controller.policy.ActivePolicy;
 import java.net.InetSocketAddress;
@@ -21,7 +21,9 @@ public final class FlowDispatcher {
   private final Supplier<ActivePolicy> policy;
   private final BiFunction<String, String, List<Candidate>> groupMembers;
   private final FlowDistributor distributor;
-  private volatile Consumer<FlowVerdict.Kind> counter = k -> {};
+  private static final Verdict NO_POLICY = Verdict.optimize("no policy applied: optimize", null, null);
+
+  private volatile Consumer<Action> counter = k -> {};
 
   /**
    * @param policy the locally compiled active policy, or null when none
@@ -36,49 +38,40 @@ public final class FlowDispatcher {
   }
 
   /** Decides a flow of VPN 0. */
-  public FlowVerdict decide(InetSocketAddress client, InetSocketAddress originalDestination) {
+  public Verdict decide(InetSocketAddress client, InetSocketAddress originalDestination) {
     return decide(0, client, originalDestination);
   }
 
-  /** Reports every verdict's kind to {@code counter} (metrics). */
-  public void countWith(Consumer<FlowVerdict.Kind> counter) {
+  /** Reports every verdict's action to {@code counter} (metrics). */
+  public void countWith(Consumer<Action> counter) {
     this.counter = counter;
   }
 
-  public FlowVerdict decide(int vpn, InetSocketAddress client, InetSocketAddress originalDestination) {
-    FlowVerdict v = classify(vpn, client, originalDestination);
-    counter.accept(v.kind());
+  public Verdict decide(int vpn, InetSocketAddress client, InetSocketAddress originalDestination) {
+    Verdict v = classify(vpn, client, originalDestination);
+    counter.accept(v.action());
     return v;
   }
 
-  private FlowVerdict classify(int vpn, InetSocketAddress client, InetSocketAddress originalDestination) {
+  private Verdict classify(int vpn, InetSocketAddress client, InetSocketAddress originalDestination) {
     ActivePolicy active = policy.get();
     if (active == null) {
-      return new FlowVerdict(FlowVerdict.Kind.OPTIMIZE, "no policy applied: optimize", null, null, null, 0, 0);
+      return NO_POLICY;
     }
     FlowKey key = key(vpn, client, originalDestination);
-    Decision d = active.compiled().classify(key);
+    Verdict d = active.compiled().classify(key);
     long version = active.versionNumber();
     String by = d.sequence() == 0 ? "default-action" : "seq " + d.sequence();
-    switch (d.action()) {
-      case DROP:
-        return new FlowVerdict(FlowVerdict.Kind.DROP, by + ": drop", null, null, d.profiles(), d.sequence(), version);
-      case PASS_THROUGH:
-        return new FlowVerdict(
-            FlowVerdict.Kind.PASS_THROUGH, by + ": pass-through", null, null, d.profiles(), d.sequence(), version);
-      default:
-        break;
+    if (d.action() != Action.OPTIMIZE) {
+      return d.settled(d.action(), by + ": " + d.action().yamlName(), null, version);
     }
     String group = d.serviceNodeGroup();
     String site = active.groupSites().getOrDefault(group, "");
     Placement p = distributor.place(key, group, groupMembers.apply(group, site));
     if (p.passThrough()) {
-      return new FlowVerdict(
-          FlowVerdict.Kind.PASS_THROUGH, by + ": optimize, but " + p.reason(), group, null, d.profiles(), d.sequence(),
-          version);
+      return d.settled(Action.PASS_THROUGH, by + ": optimize, but " + p.reason(), null, version);
     }
-    return new FlowVerdict(
-        FlowVerdict.Kind.OPTIMIZE, by + ": optimize via " + group, group, p.node(), d.profiles(), d.sequence(), version);
+    return d.settled(Action.OPTIMIZE, by + ": optimize via " + group, p.node(), version);
   }
 
   /** Forgets a closed flow's pinned node. */
@@ -95,7 +88,7 @@ public final class FlowDispatcher {
     if (active == null) {
       return null;
     }
-    Decision d = active.compiled().classify(key(0, client, originalDestination));
+    Verdict d = active.compiled().classify(key(0, client, originalDestination));
     return d.action() == Action.OPTIMIZE ? d.profiles() : null;
   }
 

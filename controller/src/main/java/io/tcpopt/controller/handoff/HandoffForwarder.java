@@ -2,33 +2,29 @@ package io.tcpopt.controller.handoff;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.haproxy.HAProxyCommand;
-import io.netty.handler.codec.haproxy.HAProxyMessage;
-import io.netty.handler.codec.haproxy.HAProxyMessageEncoder;
-import io.netty.handler.codec.haproxy.HAProxyProtocolVersion;
-import io.netty.handler.codec.haproxy.HAProxyProxiedProtocol;
+import io.tcpopt.common.policy.Action;
+import io.tcpopt.common.policy.Verdict;
+import io.tcpopt.common.relay.DirectUpstream;
+import io.tcpopt.common.relay.FlowRecorder;
+import io.tcpopt.common.relay.LegBridge;
+import io.tcpopt.common.transport.EpollHalfCloseWorkaround;
+import io.tcpopt.common.transport.Legs;
+import io.tcpopt.common.transport.NettyTransport;
 import io.tcpopt.controller.distribution.FlowDispatcher;
-import io.tcpopt.controller.distribution.FlowVerdict;
-import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,12 +34,16 @@ import org.slf4j.LoggerFactory;
  * the {@link FlowDispatcher} on the event loop (local memory only). An optimized flow is connected
  * to its service node's handoff address, which first receives a PROXY protocol v2 header with the
  * client address and the original destination, then the client's bytes; everything else connects
- * directly to the destination (or is closed, for {@code drop}). The second leg runs on the first
- * leg's event loop and reading is paused until it is connected, so no byte is buffered twice.
+ * directly to the destination (or is closed, for {@code drop}); an unreachable service node fails
+ * open to the destination. Either way the client leg is joined to that socket by a {@link
+ * LegBridge} over a {@link DirectUpstream} on the client's event loop: FIN is carried as a
+ * half-close both ways, resets as resets, and the client is not read until the socket is up.
  */
 public final class HandoffForwarder implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HandoffForwarder.class);
   private static final WriteBufferWaterMark WATERMARKS = new WriteBufferWaterMark(256 << 10, 1 << 20);
+  /** No idle timeout here: the service node's legs time out, a passed-through flow lives as long as its end hosts keep it. */
+  private static final Duration NO_IDLE_TIMEOUT = Duration.ZERO;
 
   private final EventLoopGroup group;
   private final List<Channel> listeners;
@@ -62,29 +62,26 @@ public final class HandoffForwarder implements AutoCloseable {
   public static HandoffForwarder start(
       List<HandoffListener> config, FlowDispatcher dispatcher, Function<String, Optional<InetSocketAddress>> handoffAddress,
       Duration connectTimeout) {
-    EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+    EventLoopGroup group = NettyTransport.group(2, "tcpopt-handoff");
+    Bootstrap legs = Legs.client(WATERMARKS, connectTimeout);
     List<Channel> bound = new ArrayList<>();
     try {
       for (HandoffListener l : config) {
-        ServerBootstrap b =
-            new ServerBootstrap()
-                .group(group)
-                .channel(NioServerSocketChannel.class)
-                .childOption(ChannelOption.AUTO_READ, false)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATERMARKS)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel ch) {
-                    ch.pipeline().addLast(new FrontendHandler(l.target(), dispatcher, handoffAddress, connectTimeout));
-                  }
-                });
+        ServerBootstrap b = Legs.server(group, group, WATERMARKS)
+            .childHandler(new ChannelInitializer<Channel>() {
+              @Override
+              protected void initChannel(Channel ch) {
+                EpollHalfCloseWorkaround.install(ch);
+                ch.pipeline().addLast(new FrontendHandler(l.target(), dispatcher, handoffAddress, legs));
+              }
+            });
         Channel ch = b.bind(l.listen()).syncUninterruptibly().channel();
         log.info("handoff listener {} -> {}", ch.localAddress(), l.target());
         bound.add(ch);
       }
     } catch (RuntimeException e) {
       bound.forEach(Channel::close);
-      group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       throw new IllegalStateException("cannot bind handoff listener: " + e.getMessage(), e);
     }
     return new HandoffForwarder(group, bound);
@@ -100,97 +97,62 @@ public final class HandoffForwarder implements AutoCloseable {
   @Override
   public void close() {
     listeners.forEach(c -> c.close().syncUninterruptibly());
-    group.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+    group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
   }
 
-  /** The client leg: decides, connects the second leg, then relays. */
+  /** Decides an accepted client, then bridges it to the service node's handoff listener or to the destination. */
   private static final class FrontendHandler extends ChannelInboundHandlerAdapter {
     private final InetSocketAddress target;
     private final FlowDispatcher dispatcher;
     private final Function<String, Optional<InetSocketAddress>> handoffAddress;
-    private final Duration connectTimeout;
+    private final Bootstrap legs;
 
-    FrontendHandler(
-        InetSocketAddress target, FlowDispatcher dispatcher, Function<String, Optional<InetSocketAddress>> handoffAddress,
-        Duration connectTimeout) {
+    FrontendHandler(InetSocketAddress target, FlowDispatcher dispatcher, Function<String, Optional<InetSocketAddress>> handoffAddress,
+        Bootstrap legs) {
       this.target = target;
       this.dispatcher = dispatcher;
       this.handoffAddress = handoffAddress;
-      this.connectTimeout = connectTimeout;
+      this.legs = legs;
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
       Channel client = ctx.channel();
+      ctx.pipeline().remove(this);
       InetSocketAddress source = (InetSocketAddress) client.remoteAddress();
-      FlowVerdict v = dispatcher.decide(source, target);
-      if (v.kind() == FlowVerdict.Kind.DROP) {
+      Verdict v = dispatcher.decide(source, target);
+      if (v.action() == Action.DROP) {
         log.debug("flow {} -> {} dropped: {}", source, target, v.reason());
         client.close();
         return;
       }
       Optional<InetSocketAddress> node =
-          v.kind() == FlowVerdict.Kind.OPTIMIZE && v.serviceNode() != null ? handoffAddress.apply(v.serviceNode()) : Optional.empty();
-      if (node.isPresent()) {
-        connect(client, node.get(), source, v.serviceNode(), true);
-      } else {
+          v.action() == Action.OPTIMIZE && v.serviceNode() != null ? handoffAddress.apply(v.serviceNode()) : Optional.empty();
+      if (node.isEmpty()) {
         log.debug("flow {} -> {} passes through: {}", source, target, v.reason());
-        connect(client, target, source, null, false);
+        passThrough(client);
+        return;
       }
-    }
-
-    private void connect(Channel client, InetSocketAddress to, InetSocketAddress source, String node, boolean handoff) {
-      Bootstrap b =
-          new Bootstrap()
-              .group(client.eventLoop())
-              .channel(NioSocketChannel.class)
-              .option(ChannelOption.AUTO_READ, false)
-              .option(ChannelOption.WRITE_BUFFER_WATER_MARK, WATERMARKS)
-              .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
-              .handler(new RelayHandler(client));
-      ChannelFuture f = b.connect(to);
-      f.addListener((ChannelFutureListener) done -> {
-        if (!done.isSuccess()) {
-          if (handoff) {
-            log.warn("service node {} handoff at {} unreachable ({}); flow {} -> {} passes through",
-                node, to, done.cause().toString(), source, target);
-            connect(client, target, source, null, false);
-          } else {
-            client.close();
-          }
-          return;
+      ChannelFuture handoff = Legs.connect(legs, client.eventLoop(), node.get(), null);
+      handoff.addListener(done -> {
+        if (done.isSuccess()) {
+          ByteBuf header = ProxyV2Header.encode(client.alloc(), source, target);
+          bridge(client, DirectUpstream.over(client.eventLoop(), handoff, "handoff connection to " + v.serviceNode(), WATERMARKS, header));
+        } else {
+          log.warn("service node {} handoff at {} unreachable ({}); flow {} -> {} passes through", v.serviceNode(), node.get(),
+              done.cause().toString(), source, target);
+          passThrough(client);
         }
-        Channel server = done.channel();
-        if (handoff) {
-          server.pipeline().addFirst("proxy-v2", HAProxyMessageEncoder.INSTANCE);
-          server.write(header(source, target));
-          server.pipeline().remove("proxy-v2");
-        }
-        client.pipeline().remove(this);
-        client.pipeline().addLast(new RelayHandler(server));
-        server.config().setAutoRead(true);
-        client.config().setAutoRead(true);
-        server.flush();
-        client.closeFuture().addListener(c -> RelayHandler.closeOnFlush(server));
       });
     }
 
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      ctx.close();
+    private void passThrough(Channel client) {
+      ChannelFuture direct = Legs.connect(legs, client.eventLoop(), target, null);
+      bridge(client, DirectUpstream.over(client.eventLoop(), direct, "server leg", WATERMARKS, null));
     }
-  }
 
-  /** The PROXY v2 header for a flow from {@code source} to {@code destination}. */
-  static HAProxyMessage header(InetSocketAddress source, InetSocketAddress destination) {
-    boolean v4 = source.getAddress() instanceof Inet4Address && destination.getAddress() instanceof Inet4Address;
-    return new HAProxyMessage(
-        HAProxyProtocolVersion.V2,
-        HAProxyCommand.PROXY,
-        v4 ? HAProxyProxiedProtocol.TCP4 : HAProxyProxiedProtocol.TCP6,
-        source.getAddress().getHostAddress(),
-        destination.getAddress().getHostAddress(),
-        source.getPort(),
-        destination.getPort());
+    private static void bridge(Channel client, DirectUpstream upstream) {
+      LegBridge.start(client.newSucceededFuture(), upstream, FlowRecorder.NONE, "client leg", NO_IDLE_TIMEOUT);
+    }
   }
 }

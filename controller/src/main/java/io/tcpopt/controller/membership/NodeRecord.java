@@ -41,6 +41,13 @@ public record NodeRecord(
     return flowCapacity <= 0 ? 0 : activeFlows * 100.0 / flowCapacity;
   }
 
+  /** This record with another active-flow count (e.g. a live count that is newer than the last heartbeat). */
+  public NodeRecord withActiveFlows(long active) {
+    return new NodeRecord(
+        name, site, group, role, address, handoffAddress, flowCapacity, active, policyVersion, registeredAtMillis,
+        lastHeartbeatMillis, controller);
+  }
+
   NodeRecord withHeartbeat(long active, long version, long atMillis, String by) {
     return new NodeRecord(
         name, site, group, role, address, handoffAddress, flowCapacity, active, version, registeredAtMillis, atMillis, by);

@@ -398,7 +398,7 @@ class ControllerApiTest {
 
   @Test
   void statusShowsPolicyGroupsSessionsAndCapacity() {
-    nodes.heartbeat("br-int", 2, 0, "ctl-api");
+    nodes.heartbeat("br-int", 0, 0, "ctl-api");
     StatusResponse s = status.status(StatusRequest.getDefaultInstance());
     assertEquals("ctl-api", s.getController());
     assertEquals(policy.listVersions(ListPolicyVersionsRequest.getDefaultInstance()).getActiveVersion(), s.getPolicyVersion());
@@ -411,6 +411,10 @@ class ControllerApiTest {
     assertTrue(s.getSessionsList().stream().anyMatch(p -> p.getPeer().equals("dc-1") && p.getReporter().equals("br-int")
         && p.getCongestionControl().equals("bbr")));
     assertTrue(s.getFlowCapacity() >= 1000);
+    // The integrated node counts live (2), not as of its last heartbeat; the total is what the listed nodes hold.
+    assertTrue(s.getFlowCountsList().stream().anyMatch(c -> c.getNode().equals("br-int") && c.getActiveFlows() == 2
+        && c.getFlowCapacity() == 1000), s.getFlowCountsList().toString());
+    assertEquals(s.getFlowCountsList().stream().mapToLong(c -> c.getActiveFlows()).sum(), s.getFlowsActive());
   }
 
   @Test

@@ -5,12 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tcpopt.common.policy.Action;
+import io.tcpopt.common.policy.Verdict;
 import io.tcpopt.controller.Policies;
 import io.tcpopt.controller.TestClusters;
 import io.tcpopt.controller.distribution.Candidate;
 import io.tcpopt.controller.distribution.FlowDispatcher;
 import io.tcpopt.controller.distribution.FlowDistributor;
-import io.tcpopt.controller.distribution.FlowVerdict;
 import io.tcpopt.controller.membership.NodeRecord;
 import io.tcpopt.controller.membership.NodeRegistry;
 import io.tcpopt.controller.membership.NodeRole;
@@ -97,13 +98,13 @@ class ClusterPolicyTest {
   void policyAppliedAtOneControllerDecidesNewFlowsAtAnotherWithinOneSecond() {
     Member a = members.get(0);
     Member b = members.get(1);
-    assertEquals(FlowVerdict.Kind.OPTIMIZE, b.dispatcher.decide(CLIENT, SSH).kind(), "no policy yet: optimize all");
+    assertEquals(Action.OPTIMIZE, b.dispatcher.decide(CLIENT, SSH).action(), "no policy yet: optimize all");
 
     a.policies.apply(Policies.BRANCH_TO_DC, "first", -1); // the first apply also warms up the cluster
     waitUntil(() -> b.policies.active() != null, Duration.ofSeconds(1), "v1 at b");
     waitUntil(() -> b.nodes.get("br-1").isPresent(), Duration.ofSeconds(1), "br-1 known at b");
-    FlowVerdict optimized = b.dispatcher.decide(CLIENT, IPERF);
-    assertEquals(FlowVerdict.Kind.OPTIMIZE, optimized.kind(), optimized.reason());
+    Verdict optimized = b.dispatcher.decide(CLIENT, IPERF);
+    assertEquals(Action.OPTIMIZE, optimized.action(), optimized.reason());
     assertEquals("br-1", optimized.serviceNode());
 
     // In force at the other controllers within 1 s of the apply completing; the apply itself (three
@@ -111,7 +112,7 @@ class ClusterPolicyTest {
     long t1 = System.nanoTime();
     PolicyVersion v2 = a.policies.apply(Policies.DROP_SSH, "drop ssh", -1);
     long applied = System.nanoTime();
-    long seen = waitUntil(() -> b.dispatcher.decide(new InetSocketAddress("198.18.1.2", 40_001), SSH).kind() == FlowVerdict.Kind.DROP,
+    long seen = waitUntil(() -> b.dispatcher.decide(new InetSocketAddress("198.18.1.2", 40_001), SSH).action() == Action.DROP,
         Duration.ofSeconds(1), "v2 at b");
     long seenC = waitUntil(() -> members.get(2).policies.active().versionNumber() == v2.version(), Duration.ofSeconds(1), "v2 at c");
     assertTrue(Math.max(seen, seenC) - applied < 1_000_000_000L, "propagation took " + (seen - applied) / 1_000_000 + " ms");
@@ -121,7 +122,7 @@ class ClusterPolicyTest {
     for (Member m : members) {
       waitUntil(() -> m.policies.active().versionNumber() == v2.version(), Duration.ofSeconds(1), "v2 everywhere");
     }
-    assertEquals(FlowVerdict.Kind.DROP, members.get(2).dispatcher.decide(CLIENT, SSH).kind());
+    assertEquals(Action.DROP, members.get(2).dispatcher.decide(CLIENT, SSH).action());
   }
 
   @Test
@@ -139,8 +140,8 @@ class ClusterPolicyTest {
     assertTrue(b.cluster.hasWriteQuorum(), "2 of 3 is a majority");
     PolicyVersion v = b.policies.apply(Policies.BRANCH_TO_DC, "after losing c", -1);
     waitUntil(() -> members.get(0).policies.active().versionNumber() == v.version(), Duration.ofSeconds(1), "applied at a");
-    FlowVerdict outsideDc = members.get(0).dispatcher.decide(CLIENT, OUTSIDE);
-    assertEquals(FlowVerdict.Kind.PASS_THROUGH, outsideDc.kind());
+    Verdict outsideDc = members.get(0).dispatcher.decide(CLIENT, OUTSIDE);
+    assertEquals(Action.PASS_THROUGH, outsideDc.action());
     assertEquals(v.version(), outsideDc.policyVersion());
   }
 
@@ -159,8 +160,8 @@ class ClusterPolicyTest {
     assertEquals(before, a.policies.activeVersionInCluster());
     assertThrows(PolicyStoreException.class, () -> a.policies.rollback(1));
     assertEquals(before, a.policies.active().versionNumber());
-    FlowVerdict last = a.dispatcher.decide(CLIENT, OUTSIDE);
-    assertEquals(FlowVerdict.Kind.PASS_THROUGH, last.kind(), "last good policy still decides");
+    Verdict last = a.dispatcher.decide(CLIENT, OUTSIDE);
+    assertEquals(Action.PASS_THROUGH, last.action(), "last good policy still decides");
     assertEquals(before, last.policyVersion());
   }
 

@@ -2,6 +2,7 @@ package io.tcpopt.controller.distribution;
 
 import io.tcpopt.common.policy.CompiledPolicy;
 import io.tcpopt.common.policy.PolicyDocument;
+import io.tcpopt.common.policy.Verdict;
 import io.tcpopt.controller.policy.ActivePolicy;
 import io.tcpopt.controller.policy.PolicyVersion;
 import java.net.InetAddress;
@@ -80,7 +81,7 @@ public class FlowDispatcherBenchmark {
   }
 
   @Benchmark
-  public FlowVerdict decide() {
+  public Verdict decide() {
     int k = i++ & (clients.length - 1);
     return dispatcher.decide(clients[k], servers[k]);
   }

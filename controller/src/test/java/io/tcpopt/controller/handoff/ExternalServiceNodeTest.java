@@ -62,6 +62,8 @@ class ExternalServiceNodeTest {
       """;
   private static final int UP = 3_000_000;
   private static final int DOWN = 2_000_000;
+  /** More than every socket buffer and watermark on the way back, so the half-closed client leg fills up. */
+  private static final int LARGE_DOWN = 24_000_000;
 
   private ServerSocket destination;
   private Thread acceptor;
@@ -70,6 +72,8 @@ class ExternalServiceNodeTest {
   private ServiceNode dc;
   private ServiceNode branch;
   private HandoffForwarder forwarder;
+  private volatile boolean answerAfterEof;
+  private volatile int answerSize = DOWN;
 
   @BeforeEach
   void start() throws Exception {
@@ -102,14 +106,17 @@ class ExternalServiceNodeTest {
     return ServiceNodeConfig.from(ConfigTree.parse(yaml, "test").get("service-node"), name, site);
   }
 
-  /** The server: reads the request, answers with its own bytes, then closes. */
+  /**
+   * The server: reads the request ({@link #UP} bytes, or everything up to the client's FIN when
+   * {@link #answerAfterEof}), answers with its own bytes ({@link #answerSize}), then closes.
+   */
   private void serve() {
     while (!destination.isClosed()) {
       try (Socket s = destination.accept()) {
         s.setSoTimeout(20_000);
-        byte[] request = s.getInputStream().readNBytes(UP);
+        byte[] request = answerAfterEof ? s.getInputStream().readAllBytes() : s.getInputStream().readNBytes(UP);
         receivedByServer.complete(sha256(request));
-        byte[] answer = bytes(DOWN, 7);
+        byte[] answer = bytes(answerSize, 7);
         OutputStream out = s.getOutputStream();
         out.write(answer);
         out.flush();
@@ -161,6 +168,32 @@ class ExternalServiceNodeTest {
     assertEquals(destination.getLocalSocketAddress(), f.server(), "the branch sees the original destination");
     assertEquals("dc-1", f.peer());
     await(() -> dc.flows().closed().stream().anyMatch(r -> r.client().equals(clientAddress)), "the DC carried the flow");
+  }
+
+  /**
+   * The client half-closes after its request; the server answers only after reading that FIN, with
+   * far more bytes than the buffers on the way hold. The FIN must travel as a half-close through
+   * the controller's relay, the branch and the DC, and every byte of the answer must come back.
+   */
+  @Test
+  void halfClosedClientThroughTheHandoffGetsTheWholeLargeResponse() throws Exception {
+    answerAfterEof = true;
+    answerSize = LARGE_DOWN;
+    try (Socket c = new Socket()) {
+      c.connect(forwarder.addresses().get(0), 5_000);
+      c.setSoTimeout(20_000);
+      byte[] request = bytes(UP, 5);
+      c.getOutputStream().write(request);
+      c.shutdownOutput();
+      byte[] answer = c.getInputStream().readAllBytes();
+      assertEquals(sha256(request), receivedByServer.get(20, TimeUnit.SECONDS), "client -> server bytes, then the FIN");
+      assertEquals(LARGE_DOWN, answer.length, "server -> client byte count");
+      assertEquals(sentByServer.get(20, TimeUnit.SECONDS), sha256(answer), "server -> client bytes");
+    }
+    await(() -> !branch.flows().closed().isEmpty(), "the branch flow closed");
+    FlowRecord f = branch.flows().closed().get(0);
+    assertEquals(FlowKind.OPTIMIZED, f.kind(), "optimized over the WAN session: " + f);
+    assertEquals("completed", f.closeReason(), "FIN both ways, no reset: " + f);
   }
 
   @Test

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tcpopt.common.policy.Action;
+import io.tcpopt.common.policy.Verdict;
 import io.tcpopt.controller.MutableClock;
 import io.tcpopt.controller.Policies;
 import io.tcpopt.controller.TestClusters;
@@ -12,7 +14,6 @@ import io.tcpopt.controller.cluster.ClusterMember;
 import io.tcpopt.controller.distribution.Candidate;
 import io.tcpopt.controller.distribution.FlowDispatcher;
 import io.tcpopt.controller.distribution.FlowDistributor;
-import io.tcpopt.controller.distribution.FlowVerdict;
 import io.tcpopt.controller.policy.PolicyStore;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -67,8 +68,8 @@ class NodeRegistryTest {
       assertEquals(List.of("hb-1", "hb-2"), names(nodes.healthyMembers("SNG-BR", "branch")));
       assertFalse(nodes.isHealthy(nodes.get("hb-3").orElseThrow()));
       for (int port = 1; port <= 300; port++) {
-        FlowVerdict v = dispatcher.decide(new InetSocketAddress("198.18.1.2", 30_000 + port), new InetSocketAddress("198.19.1.2", 5201));
-        assertEquals(FlowVerdict.Kind.OPTIMIZE, v.kind(), v.reason());
+        Verdict v = dispatcher.decide(new InetSocketAddress("198.18.1.2", 30_000 + port), new InetSocketAddress("198.19.1.2", 5201));
+        assertEquals(Action.OPTIMIZE, v.action(), v.reason());
         assertNotEquals("hb-3", v.serviceNode());
       }
       assertTrue(nodes.heartbeat("hb-3", 0, 1, "ctl"));

@@ -1,5 +1,6 @@
 package io.tcpopt.servicenode.flow;
 
+import io.tcpopt.common.relay.FlowRecorder;
 import java.net.InetSocketAddress;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -8,7 +9,8 @@ import java.util.function.Supplier;
 
 /**
  * The live, mutable record of one flow. Updated from event loops (counters are atomic because a
- * flow's two legs may sit on two loops), read by snapshots from any thread.
+ * flow's two legs may sit on two loops), read by snapshots from any thread. A bridge writes to it
+ * through {@link #recorder}, which maps the bridge's leg/upstream directions to client/server.
  */
 public final class FlowEntry {
   /** WAN figures of the carrying connection: rtt µs, cwnd segments, retransmits. */
@@ -97,6 +99,56 @@ public final class FlowEntry {
   /** Records the options read back from this node's local leg. */
   public void localLeg(LegSettings settings) {
     this.localLeg = settings;
+  }
+
+  /**
+   * What the bridge of this flow reports to: {@code legIsClient} when its leg is the client (the
+   * intercepting node), false when it is the server (the far node), which maps the bridge's
+   * "from the leg" to client → server or server → client.
+   */
+  public FlowRecorder recorder(boolean legIsClient) {
+    return new Recorder(legIsClient);
+  }
+
+  private final class Recorder implements FlowRecorder {
+    private final boolean legIsClient;
+
+    Recorder(boolean legIsClient) {
+      this.legIsClient = legIsClient;
+    }
+
+    @Override
+    public void fromLeg(long bytes) {
+      if (legIsClient) {
+        addClientToServer(bytes);
+      } else {
+        addServerToClient(bytes);
+      }
+    }
+
+    @Override
+    public void toLeg(long bytes) {
+      if (legIsClient) {
+        addServerToClient(bytes);
+      } else {
+        addClientToServer(bytes);
+      }
+    }
+
+    @Override
+    public void buffered(long bytes) {
+      FlowEntry.this.buffered(bytes);
+    }
+
+    @Override
+    public void open() {
+      state(FlowState.OPEN);
+    }
+
+    @Override
+    public void closed(String reason) {
+      close(reason);
+    }
   }
 
   /** Closes the flow once, moving it to the history with {@code why}. */

@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.haproxy.HAProxyCommand;
@@ -15,7 +16,8 @@ import io.netty.handler.codec.haproxy.HAProxyProtocolVersion;
 import io.netty.handler.codec.haproxy.HAProxyProxiedProtocol;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.tcpopt.servicenode.proxy.EpollHalfCloseWorkaround;
+import io.tcpopt.common.transport.EpollHalfCloseWorkaround;
+import io.tcpopt.common.transport.Legs;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -51,7 +53,8 @@ public final class HandoffListener implements AutoCloseable {
    */
   public static HandoffListener bind(InetSocketAddress listen, Predicate<InetAddress> allowed, Duration headerTimeout, EventLoopGroup boss,
       EventLoopGroup workers, WriteBufferWaterMark watermarks, FlowInterceptor interceptor) throws InterruptedException {
-    ServerBootstrap b = InterceptListener.legServer(boss, workers, watermarks)
+    ServerBootstrap b = Legs.server(boss, workers, watermarks)
+        .childOption(ChannelOption.AUTO_READ, true) // reads the header, then waits for its bridge
         .childHandler(new ChannelInitializer<Channel>() {
           @Override
           protected void initChannel(Channel ch) {

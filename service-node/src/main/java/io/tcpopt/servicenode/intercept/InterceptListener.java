@@ -5,12 +5,12 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollChannelOption;
-import io.tcpopt.servicenode.proxy.EpollHalfCloseWorkaround;
-import io.tcpopt.servicenode.session.NettyTransport;
+import io.tcpopt.common.transport.EpollHalfCloseWorkaround;
+import io.tcpopt.common.transport.Legs;
+import io.tcpopt.common.transport.NettyTransport;
 import java.net.InetSocketAddress;
 
 /**
@@ -48,24 +48,8 @@ public final class InterceptListener implements AutoCloseable {
     void accepted(Channel ch);
   }
 
-  /**
-   * A server bootstrap for accepted LAN legs, shared by every listener of this package: the
-   * transport's server channel, a deep backlog, half-closure allowed, TCP_NODELAY, the legs'
-   * write watermarks.
-   */
-  static ServerBootstrap legServer(EventLoopGroup boss, EventLoopGroup workers, WriteBufferWaterMark watermarks) {
-    return new ServerBootstrap()
-        .group(boss, workers)
-        .channel(NettyTransport.serverChannel())
-        .option(ChannelOption.SO_BACKLOG, 1024)
-        .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks);
-  }
-
   private static ServerBootstrap base(EventLoopGroup boss, EventLoopGroup workers, WriteBufferWaterMark watermarks, Accepted accepted) {
-    return legServer(boss, workers, watermarks)
-        .childOption(ChannelOption.AUTO_READ, false)
+    return Legs.server(boss, workers, watermarks)
         .childHandler(new ChannelInitializer<Channel>() {
           @Override
           protected void initChannel(Channel ch) {

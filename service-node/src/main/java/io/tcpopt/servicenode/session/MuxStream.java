@@ -12,7 +12,8 @@ import io.tcpopt.servicenode.wire.WireCodes;
  * One flow carried over a WAN connection, with its credit both ways. The sender may have at most
  * {@link #sendWindow()} bytes unacknowledged; received bytes are granted back (WINDOW_UPDATE) only
  * once written to the local TCP leg ({@link #consumed}), batched at a quarter window. All methods
- * run on the connection's event loop.
+ * run on the connection's event loop. Outside this package a stream is an opaque token handed to
+ * a {@link StreamAcceptor}: the data path sees it only through {@link WanStreamUpstream}.
  */
 public final class MuxStream {
   private final StreamMultiplexer mux;
@@ -32,38 +33,38 @@ public final class MuxStream {
     this.receiveCredit = receiveCredit;
   }
 
-  public int id() {
+  int id() {
     return id;
   }
 
-  public void handler(StreamHandler handler) {
+  void handler(StreamHandler handler) {
     this.handler = handler;
   }
 
-  public EventLoop eventLoop() {
+  EventLoop eventLoop() {
     return mux.channel().eventLoop();
   }
 
-  public Channel wanChannel() {
+  Channel wanChannel() {
     return mux.channel();
   }
 
-  public StreamMultiplexer connection() {
+  StreamMultiplexer connection() {
     return mux;
   }
 
   /** Bytes that may still be sent before the peer grants more. */
-  public long sendWindow() {
+  long sendWindow() {
     return removed ? 0 : sendWindow;
   }
 
   /** Largest DATA payload the peer accepts. */
-  public int maxDataPayload() {
+  int maxDataPayload() {
     return mux.peerMaxFrameSize();
   }
 
   /** Sends bytes (at most {@link #sendWindow()} and {@link #maxDataPayload()}); takes ownership. */
-  public void writeData(ByteBuf data, boolean endStream) {
+  void writeData(ByteBuf data, boolean endStream) {
     if (removed || sentEnd) {
       data.release();
       return;
@@ -74,12 +75,12 @@ public final class MuxStream {
     removeIfDone();
   }
 
-  public void flush() {
+  void flush() {
     mux.flush();
   }
 
   /** {@code bytes} received on this stream were written to the local leg: grant them back. */
-  public void consumed(int bytes) {
+  void consumed(int bytes) {
     if (removed || receivedEnd) {
       return;
     }
@@ -93,7 +94,7 @@ public final class MuxStream {
   }
 
   /** Aborts the stream: the peer resets its leg. */
-  public void reset(int code, String reason) {
+  void reset(int code, String reason) {
     if (removed) {
       return;
     }

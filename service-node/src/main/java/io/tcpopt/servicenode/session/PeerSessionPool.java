@@ -7,6 +7,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.tcpopt.common.transport.NettyTransport;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;

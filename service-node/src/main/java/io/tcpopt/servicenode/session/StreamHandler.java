@@ -3,7 +3,7 @@ package io.tcpopt.servicenode.session;
 import io.netty.buffer.ByteBuf;
 
 /** What a stream tells the code that joins it to a TCP leg. Called on the stream's event loop. */
-public interface StreamHandler {
+interface StreamHandler {
   /** Bytes from the peer (ownership passes to the handler); {@code endStream}: the peer's leg half-closed. */
   void onData(ByteBuf data, boolean endStream);
 

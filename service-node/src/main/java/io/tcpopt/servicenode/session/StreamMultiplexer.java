@@ -123,8 +123,14 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     return local.initialStreamWindow();
   }
 
+  /** The send window of a stream this side opens, before the OPEN; 0 before the HELLO. */
+  int peerInitialWindow() {
+    HelloFrame p = peer;
+    return p == null ? 0 : p.initialStreamWindow();
+  }
+
   /** Largest first-bytes payload an OPEN may carry. */
-  public int maxOpenPayload() {
+  int maxOpenPayload() {
     HelloFrame p = peer;
     return p == null ? 0 : Math.min(p.maxFrameSize() - OpenFrame.fixedLength(16), p.initialStreamWindow());
   }
@@ -155,7 +161,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
    * Opens a stream carrying {@code firstBytes} in its OPEN. Must run on this connection's event
    * loop. Returns null (and leaves {@code firstBytes} with the caller) when no stream can be opened.
    */
-  public MuxStream open(long flowId, InetSocketAddress source, InetSocketAddress destination, ByteBuf firstBytes, StreamHandler handler) {
+  MuxStream open(long flowId, InetSocketAddress source, InetSocketAddress destination, ByteBuf firstBytes, StreamHandler handler) {
     HelloFrame p = peer;
     if (!up || closing || goingAway || p == null || localOpened >= p.maxStreams() || nextLocalId <= 0
         || firstBytes.readableBytes() > maxOpenPayload() || !ctx.channel().isActive()) {

@@ -2,10 +2,10 @@ package io.tcpopt.servicenode.intercept.transparent;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.policy.Verdict;
 import io.tcpopt.servicenode.PeerSessionStatus;
 import io.tcpopt.servicenode.ServiceNode;
 import io.tcpopt.servicenode.ServiceNodeConfig;
-import io.tcpopt.servicenode.Verdict;
 import io.tcpopt.servicenode.flow.FlowKind;
 import io.tcpopt.servicenode.flow.FlowRecord;
 import io.tcpopt.servicenode.flow.FlowTableSnapshot;
@@ -38,7 +38,7 @@ public final class NodeMain {
     ConfigTree node = root.get("node");
     ServiceNodeConfig config = ServiceNodeConfig.from(root.section("service-node"), node.string("name"), node.string("site"));
     ServiceNode serviceNode =
-        ServiceNode.start(config, (client, destination) -> new Verdict(Verdict.Kind.OPTIMIZE, "namespace test", null), new SimpleMeterRegistry());
+        ServiceNode.start(config, (client, destination) -> Verdict.optimize("namespace test", null, null), new SimpleMeterRegistry());
     say("READY wan=" + serviceNode.wanAddress());
     BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     try {

@@ -1,0 +1,89 @@
+package io.tcpopt.common.net;
+
+import java.net.InetSocketAddress;
+
+/**
+ * A {@code HOST:PORT} (or {@code [V6]:PORT}) as written in configuration, on command lines and in
+ * flow records: the one parser and formatter of such text. Parsing never touches DNS; {@link
+ * #resolve()} resolves names (literals without DNS), {@link #unresolved()} leaves them to the
+ * caller (gRPC resolves its own targets).
+ *
+ * @param host the host name or address literal, without brackets
+ * @param port 0 to 65535
+ */
+public record HostPort(String host, int port) {
+  /**
+   * Parses {@code text}.
+   *
+   * @throws IllegalArgumentException with a message fit to follow a field name, e.g. {@code
+   *     expected HOST:PORT, got "nowhere"}
+   */
+  public static HostPort parse(String text) {
+    String s = text.trim();
+    int colon = s.lastIndexOf(':');
+    if (colon <= 0 || colon == s.length() - 1) {
+      throw new IllegalArgumentException("expected HOST:PORT, got \"" + text + "\"");
+    }
+    String host = s.substring(0, colon);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    int port;
+    try {
+      port = Integer.parseInt(s.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("expected HOST:PORT with a numeric port, got \"" + text + "\"");
+    }
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("port must be between 0 and 65535, got " + port);
+    }
+    return new HostPort(host, port);
+  }
+
+  /**
+   * Lenient form for matching text that should already be {@code HOST:PORT} (flow records): the
+   * host without brackets and the port, or port -1 when there is none.
+   */
+  public static HostPort lenient(String text) {
+    int colon = text.lastIndexOf(':');
+    String host = colon < 0 ? text : text.substring(0, colon);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    int port;
+    try {
+      port = colon < 0 ? -1 : Integer.parseInt(text.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      port = -1;
+    }
+    return new HostPort(host, port);
+  }
+
+  /** Resolves the host (a literal without DNS). */
+  public InetSocketAddress resolve() {
+    InetSocketAddress address = new InetSocketAddress(host, port);
+    if (address.isUnresolved()) {
+      throw new IllegalArgumentException("cannot resolve host " + host);
+    }
+    return address;
+  }
+
+  /** An unresolved address: name resolution is the caller's. */
+  public InetSocketAddress unresolved() {
+    return InetSocketAddress.createUnresolved(host, port);
+  }
+
+  /** {@code ADDRESS:PORT}, IPv6 in brackets; the host string when the address is unresolved; "" for null. */
+  public static String format(InetSocketAddress a) {
+    if (a == null) {
+      return "";
+    }
+    String host = a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress();
+    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
+  }
+
+  @Override
+  public String toString() {
+    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+  }
+}

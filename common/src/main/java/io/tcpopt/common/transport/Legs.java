@@ -1,0 +1,114 @@
+package io.tcpopt.common.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.DuplexChannel;
+import java.net.SocketAddress;
+import java.time.Duration;
+
+/**
+ * TCP legs (the end hosts' sockets of a flow, as opposed to WAN connections): how they are
+ * accepted and connected, half-closed and reset. Every leg made here has half-closure allowed,
+ * TCP_NODELAY, explicit write watermarks, does not read until its bridge asks, and carries the
+ * {@link EpollHalfCloseWorkaround}.
+ */
+public final class Legs {
+  private Legs() {}
+
+  /**
+   * A server bootstrap for accepted legs: the transport's server channel, a deep backlog,
+   * half-closure, TCP_NODELAY, {@code watermarks}, no reading until a bridge joins the leg. The
+   * caller adds the child handler, which must call {@link EpollHalfCloseWorkaround#install}.
+   */
+  public static ServerBootstrap server(EventLoopGroup boss, EventLoopGroup workers, WriteBufferWaterMark watermarks) {
+    return new ServerBootstrap()
+        .group(boss, workers)
+        .channel(NettyTransport.serverChannel())
+        .option(ChannelOption.SO_BACKLOG, 1024)
+        .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childOption(ChannelOption.AUTO_READ, false)
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks);
+  }
+
+  /** A bootstrap for legs this node connects (to a server, or to a handoff listener); see {@link #connect}. */
+  public static Bootstrap client(WriteBufferWaterMark watermarks, Duration connectTimeout) {
+    return new Bootstrap()
+        .channel(NettyTransport.socketChannel())
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
+        .option(ChannelOption.AUTO_READ, false)
+        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()));
+  }
+
+  /**
+   * Connects a leg on {@code loop} (the loop of the flow it belongs to), from {@code local} when not
+   * null. The bootstrap's handler is replaced: the leg's pipeline starts empty (but for the
+   * workaround) and is filled by whoever joins it once connected.
+   */
+  public static ChannelFuture connect(Bootstrap bootstrap, EventLoop loop, SocketAddress remote, SocketAddress local) {
+    Bootstrap b = bootstrap.clone(loop).handler(new ChannelInboundHandlerAdapter() {
+      @Override
+      public void handlerAdded(ChannelHandlerContext ctx) {
+        EpollHalfCloseWorkaround.install(ctx.channel());
+        ctx.pipeline().remove(this);
+      }
+    });
+    return local == null ? b.connect(remote) : b.connect(remote, local);
+  }
+
+  /** Aborts a leg so that its end host sees a reset (SO_LINGER 0, then close). Any thread; null is fine. */
+  public static void reset(Channel leg) {
+    if (leg == null || !leg.isOpen()) {
+      return;
+    }
+    try {
+      leg.config().setOption(ChannelOption.SO_LINGER, 0);
+    } catch (RuntimeException e) {
+      // The socket may already be shut down (or not connected yet); closing still ends it.
+    }
+    leg.close();
+  }
+
+  /**
+   * Half-closes a leg once everything written so far is out: the end host reads EOF after the
+   * last byte. The returned future succeeds when the output is shut down and fails when a write
+   * before it failed, the leg is gone, or the shutdown failed.
+   */
+  public static ChannelFuture shutdownOutputAfterWrites(Channel leg) {
+    ChannelPromise done = leg.newPromise();
+    leg.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> {
+      if (!f.isSuccess()) {
+        done.tryFailure(f.cause());
+      } else if (!leg.isActive()) {
+        done.tryFailure(new IllegalStateException("leg closed before its output was shut down"));
+      } else {
+        ((DuplexChannel) leg).shutdownOutput().addListener(s -> {
+          if (s.isSuccess()) {
+            done.trySuccess();
+          } else {
+            done.tryFailure(s.cause());
+          }
+        });
+      }
+    });
+    return done;
+  }
+
+  /** Why a connect failed, as a reset cause: a timeout, or a refusal (any other failure). */
+  public static ResetCause connectFailure(Throwable cause) {
+    return cause instanceof ConnectTimeoutException ? ResetCause.CONNECT_TIMEOUT : ResetCause.CONNECT_REFUSED;
+  }
+}

@@ -1,0 +1,313 @@
+package io.tcpopt.common.relay;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.tcpopt.common.transport.EpollHalfCloseWorkaround;
+import io.tcpopt.common.transport.Legs;
+import io.tcpopt.common.transport.NettyTransport;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The bridge's contract over a {@link DirectUpstream} on real loopback sockets: client → listener
+ * (each accepted leg bridged) → direct socket → a blocking test server. FIN both ways with a large
+ * late answer to a half-closed client, resets both ways, a refused connect, the idle timeout, the
+ * preface, and backpressure from a client that does not read. Every byte is checked by SHA-256.
+ */
+class LegBridgeTest {
+  private static final Logger log = LoggerFactory.getLogger(LegBridgeTest.class);
+  private static final WriteBufferWaterMark WATERMARKS = new WriteBufferWaterMark(32 << 10, 64 << 10);
+
+  private EventLoopGroup group;
+  private Channel listener;
+  private ServerSocket server;
+  private InetSocketAddress target;
+  private volatile Duration idleTimeout = Duration.ofSeconds(30);
+  private volatile byte[] preface;
+  private final Recorder flow = new Recorder();
+
+  /** What the bridge reported. */
+  static final class Recorder implements FlowRecorder {
+    final AtomicLong fromLeg = new AtomicLong();
+    final AtomicLong toLeg = new AtomicLong();
+    final AtomicLong peakBuffered = new AtomicLong();
+    final CompletableFuture<String> closed = new CompletableFuture<>();
+
+    @Override
+    public void fromLeg(long bytes) {
+      fromLeg.addAndGet(bytes);
+    }
+
+    @Override
+    public void toLeg(long bytes) {
+      toLeg.addAndGet(bytes);
+    }
+
+    @Override
+    public void buffered(long bytes) {
+      peakBuffered.accumulateAndGet(bytes, Math::max);
+    }
+
+    @Override
+    public void closed(String reason) {
+      closed.complete(reason);
+    }
+  }
+
+  @BeforeEach
+  void start() throws Exception {
+    group = NettyTransport.group(2, "bridge-test");
+    server = new ServerSocket(0, 16, InetAddress.getLoopbackAddress());
+    target = (InetSocketAddress) server.getLocalSocketAddress();
+    listener = Legs.server(group, group, WATERMARKS)
+        .childHandler(new ChannelInitializer<Channel>() {
+          @Override
+          protected void initChannel(Channel ch) {
+            EpollHalfCloseWorkaround.install(ch);
+            ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+              @Override
+              public void channelActive(ChannelHandlerContext ctx) {
+                ctx.pipeline().remove(this);
+                Channel client = ctx.channel();
+                DirectUpstream up = DirectUpstream.over(client.eventLoop(),
+                    Legs.connect(Legs.client(WATERMARKS, Duration.ofSeconds(2)), client.eventLoop(), target, null), "server leg", WATERMARKS,
+                    preface == null ? null : Unpooled.wrappedBuffer(preface));
+                LegBridge.start(client.newSucceededFuture(), up, flow, "client leg", idleTimeout);
+              }
+            });
+          }
+        })
+        .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    listener.close().sync();
+    server.close();
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+  }
+
+  private Socket connect() throws IOException {
+    Socket s = new Socket();
+    s.connect(listener.localAddress(), 5_000);
+    s.setSoTimeout(10_000);
+    return s;
+  }
+
+  /** Accepts one connection and runs {@code handler} on it in the background. */
+  private CompletableFuture<Void> serveOnce(ServerHandler handler) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    Thread t = new Thread(() -> {
+      try (Socket s = server.accept()) {
+        s.setSoTimeout(10_000);
+        handler.handle(s);
+        done.complete(null);
+      } catch (Throwable e) {
+        done.completeExceptionally(e);
+      }
+    }, "bridge-test-server");
+    t.setDaemon(true);
+    t.start();
+    return done;
+  }
+
+  interface ServerHandler {
+    void handle(Socket s) throws Exception;
+  }
+
+  @Test
+  void halfClosedClientGetsALargeLateAnswerAndTheFlowCompletes() throws Exception {
+    byte[] request = bytes(300_000, 1);
+    byte[] answer = bytes(8_000_000, 2);
+    CompletableFuture<byte[]> received = new CompletableFuture<>();
+    CompletableFuture<Void> served = serveOnce(s -> {
+      received.complete(s.getInputStream().readAllBytes()); // until the client's FIN
+      s.getOutputStream().write(answer);
+      s.shutdownOutput();
+      assertEquals(-1, s.getInputStream().read());
+    });
+    try (Socket c = connect()) {
+      c.getOutputStream().write(request);
+      c.shutdownOutput();
+      byte[] got = c.getInputStream().readAllBytes();
+      assertArrayEquals(sha256(answer), sha256(got), "server -> client bytes");
+    }
+    assertArrayEquals(sha256(request), sha256(received.get(10, TimeUnit.SECONDS)), "client -> server bytes");
+    served.get(10, TimeUnit.SECONDS);
+    assertEquals("completed", flow.closed.get(10, TimeUnit.SECONDS));
+    assertEquals(request.length, flow.fromLeg.get());
+    assertEquals(answer.length, flow.toLeg.get());
+  }
+
+  @Test
+  void serverResetReachesTheClientAsAReset() throws Exception {
+    CountDownLatch clientRead = new CountDownLatch(1);
+    serveOnce(s -> {
+      s.getOutputStream().write(new byte[1000]);
+      s.getOutputStream().flush();
+      clientRead.await(10, TimeUnit.SECONDS);
+      s.setSoLinger(true, 0);
+    });
+    try (Socket c = connect()) {
+      assertEquals(1000, c.getInputStream().readNBytes(1000).length);
+      clientRead.countDown();
+      assertThrows(SocketException.class, () -> c.getInputStream().read());
+    }
+    assertTrue(flow.closed.get(10, TimeUnit.SECONDS).startsWith("server leg"), flow.closed.get());
+  }
+
+  @Test
+  void clientResetReachesTheServerAsAReset() throws Exception {
+    CompletableFuture<String> outcome = new CompletableFuture<>();
+    CountDownLatch serverRead = new CountDownLatch(1);
+    serveOnce(s -> {
+      s.getInputStream().readNBytes(1000);
+      serverRead.countDown();
+      try {
+        outcome.complete(s.getInputStream().read() < 0 ? "clean EOF" : "data");
+      } catch (SocketException e) {
+        outcome.complete("reset");
+      }
+    });
+    try (Socket c = connect()) {
+      c.getOutputStream().write(new byte[1000]);
+      assertTrue(serverRead.await(10, TimeUnit.SECONDS));
+      c.setSoLinger(true, 0);
+    }
+    assertEquals("reset", outcome.get(10, TimeUnit.SECONDS));
+    assertTrue(flow.closed.get(10, TimeUnit.SECONDS).startsWith("client leg"), flow.closed.get());
+  }
+
+  @Test
+  void refusedConnectResetsTheClient() throws Exception {
+    server.close(); // nothing listens on the target any more
+    try (Socket c = connect()) {
+      c.getOutputStream().write("hello".getBytes(StandardCharsets.US_ASCII));
+      assertThrows(SocketException.class, () -> c.getInputStream().read());
+    } catch (SocketException e) {
+      // the reset may beat the write on loopback
+    }
+    assertTrue(flow.closed.get(10, TimeUnit.SECONDS).contains("connect failed"), flow.closed.get());
+  }
+
+  @Test
+  void idleFlowIsReset() throws Exception {
+    idleTimeout = Duration.ofMillis(300);
+    serveOnce(s -> s.getInputStream().read());
+    try (Socket c = connect()) {
+      int r;
+      try {
+        r = c.getInputStream().read();
+      } catch (SocketException e) {
+        r = -1;
+      }
+      assertEquals(-1, r);
+    }
+    assertTrue(flow.closed.get(10, TimeUnit.SECONDS).startsWith("idle timeout: no bytes on the client leg"), flow.closed.get());
+  }
+
+  @Test
+  void prefaceGoesFirstEvenWhenTheClientSaysNothing() throws Exception {
+    preface = "PREFACE\n".getBytes(StandardCharsets.US_ASCII);
+    CompletableFuture<byte[]> got = new CompletableFuture<>();
+    serveOnce(s -> {
+      got.complete(s.getInputStream().readNBytes(preface.length));
+      s.getOutputStream().write("hi".getBytes(StandardCharsets.US_ASCII));
+      s.shutdownOutput();
+      s.getInputStream().read();
+    });
+    try (Socket c = connect()) {
+      assertArrayEquals(preface, got.get(10, TimeUnit.SECONDS), "the preface, before any client byte");
+      assertEquals("hi", new String(c.getInputStream().readAllBytes(), StandardCharsets.US_ASCII));
+    }
+    assertEquals(0, flow.fromLeg.get(), "the preface is not the client's");
+  }
+
+  /**
+   * A client that does not read: the server's writes stall once the client leg's socket and the
+   * bridge are full. The bridge holds at most the window (the leg's high watermark) plus one read.
+   */
+  @Test
+  void aClientThatDoesNotReadStallsTheServerWithBoundedBuffering() throws Exception {
+    AtomicLong written = new AtomicLong();
+    CountDownLatch stop = new CountDownLatch(1);
+    serveOnce(s -> {
+      OutputStream out = s.getOutputStream();
+      byte[] block = new byte[16 << 10];
+      s.setSoTimeout(200);
+      Thread writer = new Thread(() -> {
+        try {
+          while (true) {
+            out.write(block);
+            written.addAndGet(block.length);
+          }
+        } catch (IOException e) {
+          // closed at the end
+        }
+      });
+      writer.setDaemon(true);
+      writer.start();
+      stop.await(10, TimeUnit.SECONDS);
+      s.setSoLinger(true, 0);
+    });
+    try (Socket c = connect()) {
+      c.setReceiveBufferSize(64 << 10);
+      c.getOutputStream().write(1);
+      long last = -1;
+      for (int i = 0; i < 100 && written.get() != last; i++) { // until the server's writes stall
+        last = written.get();
+        Thread.sleep(100);
+      }
+      long stalledAt = written.get();
+      assertTrue(stalledAt < 32L << 20, "the server's writes stall (wrote " + stalledAt + " bytes)");
+      long peak = flow.peakBuffered.get();
+      assertTrue(peak > 0 && peak <= (64 << 10) + (64 << 10) + (16 << 10), "the bridge held " + peak + " bytes at most");
+      log.info("server stalled after {} bytes, bridge peak {} bytes", stalledAt, peak);
+      InputStream in = c.getInputStream();
+      byte[] some = new byte[256 << 10];
+      int n = in.readNBytes(some, 0, some.length);
+      assertEquals(some.length, n, "reading resumes the flow");
+      stop.countDown();
+    }
+  }
+
+  private static byte[] bytes(int n, long seed) {
+    byte[] b = new byte[n];
+    new SplittableRandom(seed).nextBytes(b);
+    return b;
+  }
+
+  private static byte[] sha256(byte[] b) throws Exception {
+    return MessageDigest.getInstance("SHA-256").digest(Arrays.copyOf(b, b.length));
+  }
+}

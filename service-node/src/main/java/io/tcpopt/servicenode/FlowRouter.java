@@ -1,0 +1,244 @@
+package io.tcpopt.servicenode;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.tcpopt.common.policy.Verdict;
+import io.tcpopt.common.profile.LegProfiles;
+import io.tcpopt.common.profile.TcpProfile;
+import io.tcpopt.common.relay.DirectUpstream;
+import io.tcpopt.common.relay.LegBridge;
+import io.tcpopt.common.transport.Legs;
+import io.tcpopt.common.transport.NettyTransport;
+import io.tcpopt.common.transport.ResetCause;
+import io.tcpopt.servicenode.flow.FlowEntry;
+import io.tcpopt.servicenode.flow.FlowEntry.WanFigures;
+import io.tcpopt.servicenode.flow.FlowKind;
+import io.tcpopt.servicenode.flow.FlowTable;
+import io.tcpopt.servicenode.intercept.FlowInterceptor;
+import io.tcpopt.servicenode.leg.LegOptions;
+import io.tcpopt.servicenode.leg.LegTuning;
+import io.tcpopt.servicenode.session.MuxStream;
+import io.tcpopt.servicenode.session.SessionRegistry;
+import io.tcpopt.servicenode.session.StreamAcceptor;
+import io.tcpopt.servicenode.session.StreamMultiplexer;
+import io.tcpopt.servicenode.session.WanSockets;
+import io.tcpopt.servicenode.session.WanSockets.WanStats;
+import io.tcpopt.servicenode.session.WanStreamUpstream;
+import io.tcpopt.servicenode.wire.OpenFrame;
+import java.net.InetSocketAddress;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where every flow of the node is decided and wired: each becomes one {@link LegBridge} over the
+ * right {@link io.tcpopt.common.relay.Upstream}.
+ *
+ * <ul>
+ *   <li>An intercepted flow is decided by the current {@link FlowDecider}: {@code optimize} with a
+ *       session up to the destination's site joins the client leg to a new {@link
+ *       WanStreamUpstream}; {@code pass-through}, or an optimize the node cannot honour (fail open,
+ *       the reason recorded), joins it to a {@link DirectUpstream} to the original destination;
+ *       {@code drop} resets the client.
+ *   <li>A stream a peer opens connects the server leg here and joins it to the stream.
+ * </ul>
+ *
+ * <p>Admission (may the node take one more flow?) is decided in {@link #refusal()} alone, for both
+ * kinds: node-wide limits belong there. Called on the listeners' and WAN connections' event loops;
+ * its dependencies are thread-safe.
+ */
+final class FlowRouter implements FlowInterceptor, StreamAcceptor {
+  private static final Logger log = LoggerFactory.getLogger(FlowRouter.class);
+
+  private final FlowTable flows;
+  private final SessionRegistry sessions;
+  private final SiteRoutes routes;
+  private final LegOptions legs;
+  private final Supplier<FlowDecider> decider;
+  private final int maxActive;
+  private final WanSockets wanSockets;
+  private volatile boolean closed;
+
+  /** Why admission refused a flow: the reset a peer's stream gets, the reason a flow records. */
+  private record Refusal(ResetCause cause, String reason) {}
+
+  /**
+   * @param decider the current policy (it may be replaced while the node runs)
+   * @param maxActive {@code flows.max-active}
+   * @param wanSockets reads the figures (RTT, cwnd, retransmits) of the connection carrying a flow
+   */
+  FlowRouter(FlowTable flows, SessionRegistry sessions, SiteRoutes routes, LegOptions legs, Supplier<FlowDecider> decider, int maxActive,
+      WanSockets wanSockets) {
+    this.flows = flows;
+    this.sessions = sessions;
+    this.routes = routes;
+    this.legs = legs;
+    this.decider = decider;
+    this.maxActive = maxActive;
+    this.wanSockets = wanSockets;
+  }
+
+  /** Admission: why the node cannot carry one more flow over a session (either end), or null when it can. */
+  private Refusal refusal() {
+    if (closed) {
+      return new Refusal(ResetCause.SHUTTING_DOWN, "node shutting down");
+    }
+    if (flows.activeCount() >= maxActive) {
+      return new Refusal(ResetCause.REFUSED, "node at max-active flows (" + maxActive + ")");
+    }
+    return null;
+  }
+
+  // ---- intercepted flows (this node holds the client leg) -----------------------------------
+
+  @Override
+  public void intercepted(Channel client, InetSocketAddress source, InetSocketAddress destination, String siteHint) {
+    if (closed) {
+      Legs.reset(client);
+      return;
+    }
+    Verdict verdict = decide(source, destination);
+    switch (verdict.action()) {
+      case DROP:
+        FlowEntry dropped = flows.open(FlowKind.DROPPED, verdict.reason(), source, destination);
+        Legs.reset(client);
+        dropped.close("dropped by policy");
+        return;
+      case PASS_THROUGH:
+        passThrough(client, source, destination, verdict.reason());
+        return;
+      default:
+        optimize(client, source, destination, siteHint, verdict);
+    }
+  }
+
+  private Verdict decide(InetSocketAddress source, InetSocketAddress destination) {
+    try {
+      Verdict v = decider.get().decide(source, destination);
+      return v != null ? v : Verdict.passThrough("policy gave no verdict");
+    } catch (RuntimeException e) {
+      log.warn("policy failed for {} -> {}, passing through: {}", source, destination, e.toString());
+      return Verdict.passThrough("policy failed: " + e.getMessage());
+    }
+  }
+
+  private void optimize(Channel client, InetSocketAddress source, InetSocketAddress destination, String siteHint, Verdict verdict) {
+    Refusal refused = refusal();
+    if (refused != null) {
+      passThrough(client, source, destination, refused.reason());
+      return;
+    }
+    if (source.getAddress().getAddress().length != destination.getAddress().getAddress().length) {
+      passThrough(client, source, destination, "client and server address families differ");
+      return;
+    }
+    String site = siteHint != null ? siteHint : routes.siteFor(destination.getAddress());
+    if (site == null) {
+      passThrough(client, source, destination, "no peer site serves " + destination.getAddress().getHostAddress());
+      return;
+    }
+    StreamMultiplexer connection = sessions.pick(site, client.eventLoop());
+    if (connection == null) {
+      passThrough(client, source, destination, "no session up to site " + site);
+      return;
+    }
+    FlowEntry flow = flows.open(FlowKind.OPTIMIZED, verdict.reason(), source, destination);
+    flow.carriedBy(connection.peerName(), figures(connection));
+    LegTuning tuning = LegTuning.of(verdict.profiles() == null ? null : verdict.profiles().client(), legs);
+    prepareClientLeg(client, tuning, flow);
+    WanStreamUpstream stream = WanStreamUpstream.open(connection, flow.id(), source, destination, legs.openCoalescing());
+    LegBridge.start(client.newSucceededFuture(), stream, flow.recorder(true), "client leg", tuning.idleTimeout());
+  }
+
+  /**
+   * Readies the client leg of an optimized flow, on its event loop, before the bridge reads it:
+   * the client profile's socket options. Pipeline hooks on the client leg (TLS termination) go
+   * here too: handlers added now sit between the socket and the bridge.
+   */
+  private void prepareClientLeg(Channel client, LegTuning tuning, FlowEntry flow) {
+    legs.legs().add(client);
+    flow.localLeg(tuning.apply(client));
+  }
+
+  /** Fail-open and pass-through: the client leg joined to a direct connection to its destination, both on the client's loop. */
+  private void passThrough(Channel client, InetSocketAddress source, InetSocketAddress destination, String reason) {
+    FlowEntry flow = flows.open(FlowKind.PASS_THROUGH, reason, source, destination);
+    legs.legs().add(client);
+    ChannelFuture connect = Legs.connect(legs.bootstrap(), client.eventLoop(), destination, null);
+    legs.legs().add(connect.channel());
+    DirectUpstream server = DirectUpstream.over(client.eventLoop(), connect, "server leg", legs.watermarks(), null);
+    LegBridge.start(client.newSucceededFuture(), server, flow.recorder(true), "client leg", legs.idleTimeout());
+  }
+
+  // ---- streams a peer opened (this node holds the server leg) -------------------------------
+
+  /** Connects the server of a stream a peer opened and joins the server leg to the stream, on the stream's loop. */
+  @Override
+  public void accept(MuxStream muxStream, OpenFrame open) {
+    WanStreamUpstream stream = WanStreamUpstream.accepted(muxStream, open.content());
+    InetSocketAddress source = open.source();
+    InetSocketAddress destination = open.destination();
+    boolean transparentSource = (open.openFlags() & OpenFrame.FLAG_TRANSPARENT_SOURCE) != 0;
+    open.release();
+    Refusal refused = refusal();
+    if (refused != null) {
+      stream.reset(refused.cause(), refused.reason());
+      return;
+    }
+    FlowEntry flow = flows.open(FlowKind.OPTIMIZED, "carried for peer " + stream.peerName(), source, destination);
+    flow.carriedBy(stream.peerName(), figures(stream.connection()));
+    LegTuning tuning = serverLeg(source, destination);
+    Bootstrap b = legs.bootstrap();
+    tuning.beforeConnect(b);
+    InetSocketAddress bind = null;
+    if (transparentSource && NettyTransport.isEpoll()) {
+      b.option(EpollChannelOption.IP_TRANSPARENT, true);
+      bind = new InetSocketAddress(source.getAddress(), 0);
+    }
+    ChannelFuture connect = Legs.connect(b, stream.eventLoop(), destination, bind);
+    legs.legs().add(connect.channel());
+    connect.addListener(f -> {
+      if (f.isSuccess()) {
+        flow.localLeg(tuning.apply(connect.channel()));
+      }
+    });
+    LegBridge.start(connect, stream, flow.recorder(false), "server leg", tuning.idleTimeout());
+  }
+
+  /**
+   * The far node's server-leg tuning: it classifies the flow with its own decider as the
+   * intercepting node did (both run the same policy; {@link FlowDecider#profiles} has no side
+   * effects) and applies the server profile; the OPEN frame carries no profile. No profile, or a
+   * failing decider, gives the {@code lan} defaults.
+   */
+  private LegTuning serverLeg(InetSocketAddress source, InetSocketAddress destination) {
+    try {
+      LegProfiles p = decider.get().profiles(source, destination);
+      if (p != null) {
+        TcpProfile server = p.server();
+        return LegTuning.of(server, legs);
+      }
+    } catch (RuntimeException e) {
+      log.debug("policy failed for the server leg of {} -> {}, using lan defaults: {}", source, destination, e.toString());
+    }
+    return LegTuning.defaults(legs);
+  }
+
+  private Supplier<WanFigures> figures(StreamMultiplexer connection) {
+    return () -> {
+      WanStats s = wanSockets.stats(connection.channel()).orElse(WanStats.UNKNOWN);
+      long rtt = s.rttMicros() >= 0 ? s.rttMicros() : connection.rttNanos() < 0 ? -1 : connection.rttNanos() / 1000;
+      return new WanFigures(rtt, s.cwndSegments(), s.retransmits());
+    };
+  }
+
+  /** Refuses new flows from now on and resets every leg of the node. */
+  void close() {
+    closed = true;
+    for (Channel leg : legs.legs()) {
+      Legs.reset(leg);
+    }
+  }
+}

@@ -1,5 +1,6 @@
 package io.tcpopt.controller;
 
+import com.hazelcast.nio.serialization.compact.CompactSerializer;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -10,6 +11,7 @@ import io.tcpopt.common.policy.PolicyDocument;
 import io.tcpopt.common.policy.PolicyException;
 import io.tcpopt.controller.api.ControllerApi;
 import io.tcpopt.controller.api.GrpcServer;
+import io.tcpopt.controller.auth.Authenticator;
 import io.tcpopt.controller.cluster.ClusterMember;
 import io.tcpopt.controller.console.ConsoleServer;
 import io.tcpopt.controller.distribution.Candidate;
@@ -49,6 +51,8 @@ import org.slf4j.LoggerFactory;
 public final class Controller implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Controller.class);
   private static final int MAX_PINNED_FLOWS = 100_000;
+  /** Everything a controller stores in or sends through Hazelcast, as Compact serializers. */
+  public static final List<CompactSerializer<?>> STORED_TYPES = concat(PolicyStore.STORED_TYPES, NodeRegistry.STORED_TYPES);
 
   private final ControllerConfig config;
   private final PolicyDocument bootstrapPolicy;
@@ -59,6 +63,7 @@ public final class Controller implements AutoCloseable {
   private PolicyStore policies;
   private NodeRegistry nodes;
   private FlowDispatcher dispatcher;
+  private Authenticator authenticator;
   private ControllerApi api;
   private GrpcServer server;
   private ConsoleServer console;
@@ -83,6 +88,12 @@ public final class Controller implements AutoCloseable {
     this.clock = clock;
   }
 
+  private static List<CompactSerializer<?>> concat(List<CompactSerializer<?>> a, List<CompactSerializer<?>> b) {
+    List<CompactSerializer<?>> all = new ArrayList<>(a);
+    all.addAll(b);
+    return List.copyOf(all);
+  }
+
   /** Integrated mode: the service node in this JVM. Call before {@link #start()}. */
   public synchronized Controller attach(LocalServiceNode node) {
     if (started) {
@@ -98,24 +109,27 @@ public final class Controller implements AutoCloseable {
     }
     started = true;
     try {
-      cluster = ClusterMember.start(config.cluster(), config.nodeName());
+      cluster = ClusterMember.start(config.cluster(), config.nodeName(), STORED_TYPES);
       policies = new PolicyStore(cluster, config.nodeName(), clock, config.heartbeatExpiry());
       nodes = new NodeRegistry(cluster, clock, config.heartbeatExpiry());
       dispatcher = new FlowDispatcher(policies::active, this::candidates, new FlowDistributor(MAX_PINNED_FLOWS));
       bootstrap();
       registerSelf();
+      authenticator = new Authenticator(config.token(), config.tls().isPresent(), config.operatorCas());
       api =
           new ControllerApi(
               new ControllerApi.Context(
                   config.nodeName(), config.site(), cluster, policies, nodes, () -> Optional.ofNullable(localNode),
                   config.heartbeatInterval(), clock),
-              config.token(), config.tls().isPresent(), config.clientCertificateAuth());
-      if (api.open()) {
+              authenticator);
+      if (authenticator.open()) {
         log.warn("controller API on {} has neither a token nor TLS: anyone who can reach it may change the policy", config.listen());
+      } else if (!authenticator.operatorsPossible()) {
+        log.warn("controller API on {} has TLS but neither a token nor an operator-ca: no operator can change the policy", config.listen());
       }
       server = GrpcServer.start(config, api.services());
       if (config.console().isPresent()) {
-        console = ConsoleServer.start(config.console().get(), config.nodeName(), config.site(), config.tls(), api.authority(),
+        console = ConsoleServer.start(config.console().get(), config.nodeName(), config.site(), config.tls(), api.authenticator(),
             api.internalChannel(), clock);
       }
       if (!config.handoffListeners().isEmpty()) {
@@ -264,6 +278,11 @@ public final class Controller implements AutoCloseable {
 
   public ClusterMember cluster() {
     return cluster;
+  }
+
+  /** Who a request comes from (token, operator or node certificate); the console decides with the same one. Valid after {@link #start()}. */
+  public Authenticator authenticator() {
+    return authenticator;
   }
 
   /** The gRPC services (auth included), e.g. to serve in-process. */

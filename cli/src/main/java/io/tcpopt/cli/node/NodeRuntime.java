@@ -74,8 +74,8 @@ public final class NodeRuntime implements AutoCloseable {
       started.push(serviceNode);
       started.push(NodeMeters.sessions(serviceNode, registry));
       local = new IntegratedServiceNode(serviceNode, registry);
-      if (config.controllerAddress() != null) {
-        controllerLink = ControllerLink.start(config.controllerAddress(), serviceNode, registry);
+      if (!config.controllers().isEmpty()) {
+        controllerLink = ControllerLink.start(config.controllers(), serviceNode, registry);
         started.push(controllerLink);
       }
       parts.add("service node: WAN " + local.wanAddress() + listeners(serviceNode));
@@ -130,6 +130,11 @@ public final class NodeRuntime implements AutoCloseable {
   /** For an external service node with {@code node.controller}: the last policy version received, else 0. */
   public long controllerPolicyVersion() {
     return controllerLink == null ? 0 : controllerLink.policyVersion();
+  }
+
+  /** For an external service node: HOST:PORT of the controller it registers with now, else null. */
+  public String followedController() {
+    return controllerLink == null ? null : controllerLink.controller();
   }
 
   /** The metrics endpoint, or null when {@code metrics.listen} is not set. */

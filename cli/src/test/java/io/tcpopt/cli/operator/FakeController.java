@@ -49,7 +49,10 @@ final class FakeController implements ControllerClient {
   }
 
   @Override
-  public Views.PolicyVersion applyPolicy(String yaml, String sourceName) {
+  public Views.PolicyVersion applyPolicy(String yaml, String sourceName, long expectedActive) {
+    if (expectedActive != 0 && expectedActive != current().version()) {
+      throw new CliException("active policy is v" + current().version() + ", not v" + expectedActive + " as expected; not applied");
+    }
     Views.PolicyVersion v = new Views.PolicyVersion(current().version() + 1, "applied", yaml, Instant.EPOCH);
     versions.add(v);
     return v;
@@ -81,9 +84,9 @@ final class FakeController implements ControllerClient {
   }
 
   @Override
-  public Views.PolicyVersion rollback(long version) {
+  public Views.PolicyVersion rollback(long version, long expectedActive) {
     Views.PolicyVersion old = policy(version);
-    return applyPolicy(old.yaml(), "rollback");
+    return applyPolicy(old.yaml(), "rollback", expectedActive);
   }
 
   private Views.PolicyVersion current() {

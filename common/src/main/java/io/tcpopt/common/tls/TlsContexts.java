@@ -68,6 +68,11 @@ public final class TlsContexts {
    * Whether a certificate is asked for is the server's setting (want, not need).
    */
   public static SSLContext jdkServer(TlsFiles files) {
+    return jdkServer(files, List.of());
+  }
+
+  /** As {@link #jdkServer(TlsFiles)}, also trusting client certificates from {@code extraTrusted} (e.g. an operator CA). */
+  public static SSLContext jdkServer(TlsFiles files, List<X509Certificate> extraTrusted) {
     Material m = Material.load(files);
     try {
       char[] password = new char[0];
@@ -80,6 +85,9 @@ public final class TlsContexts {
       trust.load(null, null);
       for (int i = 0; i < m.trusted.length; i++) {
         trust.setCertificateEntry("ca-" + i, m.trusted[i]);
+      }
+      for (int i = 0; i < extraTrusted.size(); i++) {
+        trust.setCertificateEntry("extra-" + i, extraTrusted.get(i));
       }
       TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       tmf.init(trust);
@@ -105,8 +113,16 @@ public final class TlsContexts {
     if (peer.length == 0 || !(peer[0] instanceof X509Certificate cert)) {
       return Optional.empty();
     }
+    return Optional.ofNullable(identity(cert));
+  }
+
+  /**
+   * The name a certificate identifies: its first DNS subject alternative name, else its subject CN;
+   * null when it has neither. The one rule for a node's (and an operator's) name everywhere.
+   */
+  public static String identity(X509Certificate cert) {
     String dns = firstDnsName(cert);
-    return Optional.ofNullable(dns != null ? dns : subjectCommonName(cert));
+    return dns != null ? dns : subjectCommonName(cert);
   }
 
   /** The provider contexts are built with: OpenSSL (BoringSSL) when usable, else the JDK's. */

@@ -7,6 +7,7 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.tcpopt.controller.LocalServiceNode;
+import io.tcpopt.controller.auth.Authenticator;
 import io.tcpopt.controller.cluster.ClusterMember;
 import io.tcpopt.controller.membership.NodeRegistry;
 import io.tcpopt.controller.policy.PolicyStore;
@@ -21,14 +22,14 @@ import java.util.function.Supplier;
 /**
  * The three gRPC services of one controller, each behind the authentication interceptor. {@link
  * GrpcServer} serves them over the network; tests and the in-JVM demo can serve {@link #services()}
- * in-process. Parts of the controller that authenticate their callers themselves against the same
- * {@link #authority()} (the web console) call the very same service code through {@link
+ * in-process. Parts of the controller that authenticate their callers themselves with the same
+ * {@link #authenticator()} (the web console) call the very same service code through {@link
  * #internalChannel()}, so every read and every policy change goes through one implementation with
  * one validation.
  */
 public final class ControllerApi implements AutoCloseable {
-  private final OperatorAuthority authority;
   private final AuthInterceptor auth;
+  private final Authenticator authenticator;
   private final List<ServerServiceDefinition> services;
   private final List<ServerServiceDefinition> unauthenticated;
   private Server internalServer;
@@ -45,14 +46,10 @@ public final class ControllerApi implements AutoCloseable {
       Duration heartbeatInterval,
       Clock clock) {}
 
-  /**
-   * @param token operator bearer token, if any
-   * @param tls whether the transport is TLS with client-certificate verification
-   * @param clientCertificateAuth whether a verified client certificate also authorizes operator calls
-   */
-  public ControllerApi(Context c, Optional<String> token, boolean tls, boolean clientCertificateAuth) {
-    this.authority = new OperatorAuthority(token, tls, clientCertificateAuth);
-    this.auth = new AuthInterceptor(authority);
+  /** @param authenticator decides who each call comes from (see {@link AuthInterceptor} for what each role may call) */
+  public ControllerApi(Context c, Authenticator authenticator) {
+    this.auth = new AuthInterceptor(authenticator);
+    this.authenticator = authenticator;
     NodeReports reports = new NodeReports();
     this.unauthenticated =
         List.of(
@@ -70,25 +67,26 @@ public final class ControllerApi implements AutoCloseable {
 
   /** Whether the API accepts every caller (no token and no TLS configured). */
   public boolean open() {
-    return auth.open();
+    return authenticator.open();
   }
 
-  /** Who is an operator: the credentials the API accepts. */
-  public OperatorAuthority authority() {
-    return authority;
+  /** Who a request comes from: the credentials the API accepts, and their roles. */
+  public Authenticator authenticator() {
+    return authenticator;
   }
 
   /**
    * An in-process channel to the same service instances <em>without</em> the authentication
-   * interceptor, for callers inside this controller that have checked the operator's credentials
-   * with {@link #authority()} themselves. Calls run on the calling thread: never call from an event
-   * loop (the services block on Hazelcast).
+   * interceptor, for callers inside this controller that have checked that their user is an
+   * operator with {@link #authenticator()} themselves; its calls run as operator {@code internal}.
+   * Calls run on the calling thread: never call from an event loop (the services block on
+   * Hazelcast).
    */
   public synchronized ManagedChannel internalChannel() {
     if (internalChannel == null) {
       String name = "tcpopt-internal-" + System.identityHashCode(this) + "-" + System.nanoTime();
       InProcessServerBuilder server = InProcessServerBuilder.forName(name).directExecutor();
-      unauthenticated.forEach(server::addService);
+      unauthenticated.forEach(service -> server.addService(ServerInterceptors.intercept(service, AuthInterceptor.INTERNAL)));
       try {
         internalServer = server.build().start();
       } catch (IOException e) {

@@ -71,6 +71,8 @@ final class StatusGrpcService extends StatusServiceGrpc.StatusServiceImplBase {
     if (!quorum) {
       problems.add("policy writes refused: " + members + " of " + cluster.config().minimumClusterSize() + " needed controllers visible");
     }
+    cluster.exposureProblem().ifPresent(problems::add);
+    localNode.get().ifPresent(n -> problems.addAll(n.problems()));
     ActivePolicy policy = policies.active();
     if (policy != null) {
       b.setPolicyVersion(policy.versionNumber()).setPolicyName(policy.version().name());

@@ -2,16 +2,20 @@ package io.tcpopt.controller.console;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpsExchange;
-import io.tcpopt.controller.api.OperatorAuthority;
+import io.tcpopt.controller.auth.Authenticator;
+import java.security.cert.Certificate;
+import java.util.List;
 import java.security.MessageDigest;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 
 /**
- * Who is asking: the console's one credential check, which asks the same {@link OperatorAuthority}
- * as the gRPC API, so the console accepts exactly the operator credentials the API accepts. An
+ * Who is asking: the console's one credential check, which asks the same {@link Authenticator} as
+ * the gRPC API, so the console accepts exactly the operator credentials the API accepts (the token,
+ * a certificate from an operator CA; never a node certificate). An
  * operator is recognized by a session cookie (opened by signing in with the token, by a verified
  * operator client certificate, or automatically when the API is open), or per request by an {@code
  * Authorization: Bearer} header (scripts). A mutating request must also pass {@link
@@ -25,10 +29,10 @@ final class ConsoleAccess {
   /** A recognized operator; {@code session} is null for a bearer-header request, {@code newSession} when the cookie must be set. */
   record Operator(String how, ConsoleSessions.Session session, boolean newSession) {}
 
-  private final OperatorAuthority authority;
+  private final Authenticator authority;
   private final ConsoleSessions sessions;
 
-  ConsoleAccess(OperatorAuthority authority, ConsoleSessions sessions) {
+  ConsoleAccess(Authenticator authority, ConsoleSessions sessions) {
     this.authority = authority;
     this.sessions = sessions;
   }
@@ -41,7 +45,7 @@ final class ConsoleAccess {
           ? Optional.of(new Operator("token", null, false))
           : Optional.empty();
     }
-    boolean certificate = authority.isOperatorCertificate(sslSession(exchange));
+    boolean certificate = authority.isOperatorCertificate(verifiedChain(sslSession(exchange)));
     Optional<ConsoleSessions.Session> cookie = sessions.find(cookie(exchange));
     if (cookie.isPresent()) {
       ConsoleSessions.Session s = cookie.get();
@@ -142,7 +146,7 @@ final class ConsoleAccess {
   }
 
   private static String cookie(HttpExchange exchange) {
-    for (String header : exchange.getRequestHeaders().getOrDefault("Cookie", java.util.List.of())) {
+    for (String header : exchange.getRequestHeaders().getOrDefault("Cookie", List.of())) {
       for (String part : header.split(";")) {
         String p = part.trim();
         if (p.startsWith(COOKIE + "=")) {
@@ -151,6 +155,18 @@ final class ConsoleAccess {
       }
     }
     return null;
+  }
+
+  private static List<Certificate> verifiedChain(SSLSession session) {
+    if (session == null) {
+      return List.of();
+    }
+    try {
+      Certificate[] chain = session.getPeerCertificates();
+      return chain == null ? List.of() : List.of(chain);
+    } catch (SSLPeerUnverifiedException e) {
+      return List.of();
+    }
   }
 
   private static SSLSession sslSession(HttpExchange exchange) {

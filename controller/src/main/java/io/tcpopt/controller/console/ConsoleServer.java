@@ -7,7 +7,7 @@ import com.sun.net.httpserver.HttpsServer;
 import io.grpc.Channel;
 import io.tcpopt.common.tls.TlsContexts;
 import io.tcpopt.common.tls.TlsFiles;
-import io.tcpopt.controller.api.OperatorAuthority;
+import io.tcpopt.controller.auth.Authenticator;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
@@ -48,16 +48,16 @@ public final class ConsoleServer implements AutoCloseable {
    * Starts the console.
    *
    * @param tlsFiles the controller's TLS identity: HTTPS with it when present
-   * @param authority who is an operator (the gRPC API's)
+   * @param authority who is an operator (the gRPC API's authenticator); its operator CAs are trusted for client certificates
    * @param api a channel to the controller's services that skips their authentication (the console authenticates)
    */
   public static ConsoleServer start(
-      ConsoleConfig config, String controllerName, String site, Optional<TlsFiles> tlsFiles, OperatorAuthority authority,
+      ConsoleConfig config, String controllerName, String site, Optional<TlsFiles> tlsFiles, Authenticator authority,
       Channel api, Clock clock) {
     HttpServer server;
     try {
       if (tlsFiles.isPresent()) {
-        SSLContext context = TlsContexts.jdkServer(tlsFiles.get());
+        SSLContext context = TlsContexts.jdkServer(tlsFiles.get(), authority.operatorCas());
         HttpsServer https = HttpsServer.create(config.listen(), 64);
         https.setHttpsConfigurator(new HttpsConfigurator(context) {
           @Override

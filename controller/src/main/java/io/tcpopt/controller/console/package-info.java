@@ -11,7 +11,7 @@
  * away, and it adds no dependency to the jar.
  *
  * <p>Credentials are the gRPC API's, checked by {@link io.tcpopt.controller.console.ConsoleAccess}
- * against the API's {@link io.tcpopt.controller.api.OperatorAuthority}; reads and changes go
+ * against the API's {@link io.tcpopt.controller.auth.Authenticator}; reads and changes go
  * through the API's own services, so the console validates nothing itself.
  */
 package io.tcpopt.controller.console;

@@ -1,9 +1,7 @@
 package io.tcpopt.controller.membership;
 
-import java.io.Serializable;
-
 /**
- * A node as registered in the cluster, with its last reported load.
+ * A node as registered in the cluster, with its last reported load (stored as Compact data, {@code MembershipSerializers}).
  *
  * @param name unique node name
  * @param site site it serves
@@ -30,8 +28,7 @@ public record NodeRecord(
     long policyVersion,
     long registeredAtMillis,
     long lastHeartbeatMillis,
-    String controller)
-    implements Serializable {
+    String controller) {
 
   public NodeRecord {
     group = group == null ? "" : group;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tcpopt.common.tls.DemoCertificates;
+import io.tcpopt.common.tls.PemMaterial;
 import io.tcpopt.common.tls.TlsContexts;
 import io.tcpopt.common.tls.TlsFiles;
 import io.tcpopt.controller.Controller;
@@ -43,7 +44,11 @@ class ConsoleServerTest {
   @TempDir Path dir;
 
   private static Controller controller(Optional<String> token, Optional<TlsFiles> tls) {
-    ControllerConfig config = new ControllerConfig("ctl-console", "branch", new InetSocketAddress("127.0.0.1", 0), token, tls, true,
+    return controller(token, tls, List.of());
+  }
+
+  private static Controller controller(Optional<String> token, Optional<TlsFiles> tls, List<java.security.cert.X509Certificate> operatorCas) {
+    ControllerConfig config = new ControllerConfig("ctl-console", "branch", new InetSocketAddress("127.0.0.1", 0), token, tls, operatorCas,
         1 << 20, 16, Duration.ofSeconds(3), TestClusters.single(), List.of(), Duration.ofSeconds(1),
         Optional.of(new ConsoleConfig(new InetSocketAddress("127.0.0.1", 0))));
     return new Controller(config, null, new SimpleMeterRegistry()).start();
@@ -51,16 +56,23 @@ class ConsoleServerTest {
 
   @Test
   void overHttpsAnOperatorCertificateOrTheTokenIsNeeded() throws Exception {
-    Map<String, TlsFiles> certs = DemoCertificates.generate(dir, List.of("ctl-console", "operator"));
-    try (Controller controller = controller(Optional.of("s3cret"), Optional.of(certs.get("ctl-console")))) {
+    Map<String, TlsFiles> certs = DemoCertificates.generate(dir, List.of("ctl-console", "sn-1"));
+    TlsFiles alice = DemoCertificates.generateOperators(dir, List.of("alice")).get("alice");
+    Path nodeCa = certs.get("ctl-console").trustedCertificates();
+    try (Controller controller = controller(Optional.of("s3cret"), Optional.of(certs.get("ctl-console")),
+        PemMaterial.certificates(alice.trustedCertificates()))) {
       String url = controller.consoleUrl().orElseThrow();
       assertTrue(url.startsWith("https://127.0.0.1:"), url);
-      HttpClient anonymous = HttpClient.newBuilder().sslContext(trustOnly(certs.get("operator").trustedCertificates())).build();
-      HttpClient operator = HttpClient.newBuilder().sslContext(TlsContexts.jdkServer(certs.get("operator"))).build();
+      HttpClient anonymous = HttpClient.newBuilder().sslContext(trustOnly(nodeCa)).build();
+      HttpClient operator = HttpClient.newBuilder()
+          .sslContext(TlsContexts.jdkServer(new TlsFiles(alice.certificateChain(), alice.privateKey(), nodeCa))).build();
+      HttpClient node = HttpClient.newBuilder().sslContext(TlsContexts.jdkServer(certs.get("sn-1"))).build();
 
       HttpResponse<String> refused = anonymous.send(get(url + "nodes"), HttpResponse.BodyHandlers.ofString());
       assertEquals(401, refused.statusCode());
       assertFalse(refused.body().contains("ctl-console-controller"), "nothing about the cluster");
+      assertEquals(401, node.send(get(url + "nodes"), HttpResponse.BodyHandlers.ofString()).statusCode(),
+          "a node certificate is no operator's");
 
       HttpResponse<String> byCertificate = operator.send(get(url + "nodes"), HttpResponse.BodyHandlers.ofString());
       assertEquals(200, byCertificate.statusCode(), byCertificate.body());

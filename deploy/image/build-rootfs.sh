@@ -8,6 +8,8 @@
 #   /opt/java                      a jlink'ed Java 17 runtime (modules: jdeps of JAR + EXTRA_MODULES),
 #                                  headless (no GUI_LIBS)
 #   /usr/sbin/nft, /usr/sbin/ip    nftables and iproute2, for transparent interception
+#   /usr/sbin/sh, /usr/sbin/setsid dash and util-linux's setsid: the exit guard that removes the
+#                                  policy routing rule if the JVM dies (docs/reliability.md)
 #   /lib64, /lib/x86_64-linux-gnu  the glibc loader and every shared library the above need (ldd)
 #   /etc/nsswitch.conf, /etc/hosts name resolution without /etc/passwd or a libc package
 #   /tmp                           mode 1777 (JVM perf data, Netty's extracted native libraries)
@@ -42,8 +44,9 @@ EXTRA_MODULES=(jdk.crypto.ec jdk.unsupported java.management jdk.management java
 # and sound, and nothing here draws: they are left out of the image.
 GUI_LIBS=(libawt_xawt.so libjawt.so libsplashscreen.so libfontmanager.so libjsound.so liblcms.so
           libjavajpeg.so)
-# Binaries copied with their libraries; transparent interception runs `nft` and `ip`.
-TOOLS=(/usr/sbin/nft /usr/sbin/ip)
+# Binaries copied with their libraries; transparent interception runs `nft` and `ip`, its exit
+# guard `setsid` and a POSIX shell (dash, installed as sh).
+TOOLS=(/usr/sbin/nft /usr/sbin/ip /usr/bin/setsid /bin/dash)
 
 die() { echo "build-rootfs: $*" >&2; exit 1; }
 
@@ -51,7 +54,7 @@ die() { echo "build-rootfs: $*" >&2; exit 1; }
 [[ -x "$java_home/bin/jlink" ]] || die "no jlink in $java_home (apt-get install openjdk-17-jdk-headless)"
 [[ -d "$java_home/jmods" ]] || die "no jmods in $java_home (apt-get install openjdk-17-jmods)"
 for tool in "${TOOLS[@]}"; do
-  [[ -x "$tool" ]] || die "missing $tool (apt-get install nftables iproute2)"
+  [[ -x "$tool" ]] || die "missing $tool (apt-get install nftables iproute2 util-linux dash)"
 done
 
 mkdir -p "$out"
@@ -115,6 +118,7 @@ done
 for tool in "${TOOLS[@]}"; do
   cp -L "$tool" "$out/usr/sbin/$(basename "$tool")"
 done
+mv "$out/usr/sbin/dash" "$out/usr/sbin/sh"
 
 # --- /etc and /tmp ----------------------------------------------------------------------------
 # No /etc/passwd: the JVM runs as root or as any numeric uid (user.name is then "?").

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * Issue 3's last "must show": {@code tcpopt policy apply -f deploy/examples/policy.yaml} against
  * the testbed pair changes which flows are optimized, visible in the flow table.
  *
- * <p>Builds the namespace testbed ({@code bench/testbed/up.sh}, prefix {@value #PREFIX}, 20 ms
+ * <p>Builds the namespace testbed ({@code bench/testbed/up.sh}, prefix {@code tcpopt-pol-<pid>-}, 20 ms
  * RTT), runs the example nodes {@code deploy/examples/testbed/branch.yaml} (integrated: controller
  * + service node, transparent interception) and {@code dc.yaml} from the packaged jar, with their
  * certificate and token paths pointed at a temporary directory, and an echo server on a bulk port
@@ -42,7 +42,8 @@ import org.slf4j.LoggerFactory;
  */
 class PolicyApplyTestbedTest {
   private static final Logger log = LoggerFactory.getLogger(PolicyApplyTestbedTest.class);
-  private static final String PREFIX = "tcpopt-pol-";
+  /** Unique per JVM, so two suites running at once on one machine never share a testbed. */
+  private static final String PREFIX = "tcpopt-pol-" + ProcessHandle.current().pid() + "-";
   private static final String CLIENT = PREFIX + "client";
   private static final String BRANCH = PREFIX + "branch";
   private static final String DC = PREFIX + "dc";
@@ -52,34 +53,32 @@ class PolicyApplyTestbedTest {
   private static final int FLOWS_PER_PORT = 2;
   private static final int FLOW_BYTES = 256 * 1024;
   private static final String TOKEN = "policy-apply-test-token";
-  private static final String QUICK_JVM = "-XX:TieredStopAtLevel=1";
+  private static final String QUICK_JVM = TestbedRun.QUICK_JVM;
   private static final Pattern FLOW_OBJECT = Pattern.compile("\\{[^{}]*\\}");
   private static final Pattern CLIENT_FLOW =
       Pattern.compile("^FLOW port=(\\d+) local=([0-9.]+:\\d+) sent=([0-9a-f]{64}) received=([0-9a-f]{64}) bytes=(\\d+)$");
 
-  private final Path bench = Path.of("").toAbsolutePath();
-  private final Path repo = bench.getParent();
-  private final List<Process> processes = new ArrayList<>();
+  private final TestbedRun run = TestbedRun.open(PREFIX);
+  private final Path bench = run.bench();
+  private final Path repo = run.repo();
 
   @TempDir Path dir;
 
   @Test
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
   void applyingThePolicyExamplePassesInteractiveFlowsThroughAndKeepsOptimizingBulk() throws Exception {
-    Path jar = requirePrerequisites();
-    Thread hook = new Thread(this::cleanUp, "policy-apply-test-cleanup");
-    Runtime.getRuntime().addShutdownHook(hook);
     long started = System.nanoTime();
-    try {
-      script(60, "testbed/up.sh", "--rtt", "20", "--rate", "100");
-      Path branchConfig = nodeConfigs(jar);
+    try (run) {
+      Path jar = requirePrerequisites();
+      run.script(60, Map.of(), "testbed/up.sh", "--rtt", "20", "--rate", "100");
+      Path branchConfig = run.testbedConfigs(dir, TOKEN);
 
       Path dcLog = dir.resolve("dc.log");
       Path branchLog = dir.resolve("branch.log");
-      Process dc = start(DC, dcLog, "java", "-Xmx384m", "-jar", jar.toString(), "run", "--config", dir.resolve("dc.yaml").toString());
-      Process branch = start(BRANCH, branchLog, "java", "-Xmx384m", "-jar", jar.toString(), "run", "--config", branchConfig.toString());
+      Process dc = run.start(DC, dcLog, "java", "-Xmx384m", "-jar", jar.toString(), "run", "--config", dir.resolve("dc.yaml").toString());
+      Process branch = run.start(BRANCH, branchLog, "java", "-Xmx384m", "-jar", jar.toString(), "run", "--config", branchConfig.toString());
       Path serverLog = dir.resolve("server.log");
-      Process server = start(SERVER, serverLog, "java", QUICK_JVM, "-cp", bench.resolve("target/test-classes").toString(),
+      Process server = run.start(SERVER, serverLog, "java", QUICK_JVM, "-cp", bench.resolve("target/test-classes").toString(),
           EchoDigestTool.class.getName(), "server", "198.19.1.2", String.valueOf(BULK_PORT), String.valueOf(INTERACTIVE_PORT));
       awaitReady(branch, branchLog, dc, dcLog, server, serverLog);
       log.info("testbed and nodes ready after {} ms", (System.nanoTime() - started) / 1_000_000);
@@ -94,11 +93,11 @@ class PolicyApplyTestbedTest {
       int fromDcBefore = serverConnectionsFrom(serverLog, "198.19.1.1");
       assertEquals(before.size(), fromDcBefore, "optimized flows reach the server from the DC node's LAN address");
 
-      Result apply = cli(60, "policy", "apply", "-f", repo.resolve("deploy/examples/policy.yaml").toString());
-      assertEquals(0, apply.exitCode, () -> "policy apply failed: " + apply.stdout + apply.stderr);
-      log.info("policy apply: {}", apply.stdout.strip());
-      Result get = cli(60, "policy", "get");
-      assertTrue(get.stdout.contains("testbed-bulk-only"), () -> "active policy is not the applied one: " + get.stdout + get.stderr);
+      TestbedRun.Result apply = cli(60, "policy", "apply", "-f", repo.resolve("deploy/examples/policy.yaml").toString());
+      assertEquals(0, apply.exitCode(), () -> "policy apply failed: " + apply.stdout() + apply.stderr());
+      log.info("policy apply: {}", apply.stdout().strip());
+      TestbedRun.Result get = cli(60, "policy", "get");
+      assertTrue(get.stdout().contains("testbed-bulk-only"), () -> "active policy is not the applied one: " + get.stdout() + get.stderr());
 
       // policy.yaml: bulk stays optimized, interactive passes through with seq 10's reason.
       Map<String, Integer> after = clientFlows();
@@ -121,13 +120,6 @@ class PolicyApplyTestbedTest {
           () -> "server connections:\n" + read(serverLog));
       assertEquals(before.size() + after.size(), serverConnectionsFrom(serverLog, ""), () -> read(serverLog));
       log.info("policy apply test took {} ms", (System.nanoTime() - started) / 1_000_000);
-    } finally {
-      cleanUp();
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException e) {
-        // already shutting down: the hook runs cleanUp itself
-      }
     }
   }
 
@@ -142,25 +134,6 @@ class PolicyApplyTestbedTest {
     }
   }
 
-  /** Copies the example node configs with certificate and token paths in {@link #dir}; returns branch.yaml's copy. */
-  private Path nodeConfigs(Path jar) throws Exception {
-    Path certs = dir.resolve("certs");
-    Result r = exec(60, Map.of(), List.of("java", QUICK_JVM, "-jar", jar.toString(), "certs", "--out", certs.toString(),
-        "--nodes", "branch-1,dc-1"));
-    assertEquals(0, r.exitCode, () -> "tcpopt certs failed: " + r.stderr);
-    Path secrets = Files.createDirectories(dir.resolve("secrets"));
-    Files.writeString(secrets.resolve("operator-token"), TOKEN + "\n");
-    for (String name : List.of("branch.yaml", "dc.yaml")) {
-      String yaml = Files.readString(repo.resolve("deploy/examples/testbed").resolve(name))
-          .replace("deploy/examples/testbed/certs/", certs + "/")
-          .replace("deploy/examples/testbed/secrets/", secrets + "/");
-      Files.writeString(dir.resolve(name), yaml);
-    }
-    String branch = Files.readString(dir.resolve("branch.yaml"));
-    assertTrue(branch.contains("roles: [controller, service-node]") && branch.contains(secrets + "/operator-token"), branch);
-    return dir.resolve("branch.yaml");
-  }
-
   /** Ready: the branch intercepts on 7900, serves the API on 7700 and holds a session to the DC; the server listens. */
   private void awaitReady(Process branch, Path branchLog, Process dc, Path dcLog, Process server, Path serverLog)
       throws Exception {
@@ -173,8 +146,8 @@ class PolicyApplyTestbedTest {
       }
       if (read(branchLog).contains("session to peer")
           && read(serverLog).contains("LISTENING")
-          && listening(BRANCH, 7900)
-          && listening(BRANCH, 7700)) {
+          && run.listening(BRANCH, 7900)
+          && run.listening(BRANCH, 7700)) {
         return;
       }
       Thread.sleep(200);
@@ -182,20 +155,16 @@ class PolicyApplyTestbedTest {
     throw new AssertionError("nodes not ready in 90 s\nbranch:\n" + read(branchLog) + "\ndc:\n" + read(dcLog));
   }
 
-  private boolean listening(String ns, int port) throws Exception {
-    return !exec(10, Map.of(), List.of("ip", "netns", "exec", ns, "ss", "-Hltn", "sport = :" + port)).stdout.isBlank();
-  }
-
   /** Runs the echo client to both ports; returns each flow's client address ("IP:PORT") and destination port. */
   private Map<String, Integer> clientFlows() throws Exception {
     Map<String, Integer> flows = new LinkedHashMap<>();
     for (int port : List.of(BULK_PORT, INTERACTIVE_PORT)) {
-      Result r = exec(60, Map.of(), List.of("ip", "netns", "exec", CLIENT, "java", QUICK_JVM, "-cp",
+      TestbedRun.Result r = run.inNs(CLIENT, 60, Map.of(), "java", QUICK_JVM, "-cp",
           bench.resolve("target/test-classes").toString(), EchoDigestTool.class.getName(), "client", "198.19.1.2",
-          String.valueOf(port), String.valueOf(FLOWS_PER_PORT), String.valueOf(FLOW_BYTES)));
-      assertEquals(0, r.exitCode, () -> "client to port " + port + " failed:\n" + r.stdout + r.stderr);
-      assertTrue(r.stdout.contains("DONE ok=" + FLOWS_PER_PORT + " failed=0"), r.stdout);
-      for (String line : r.stdout.lines().filter(l -> l.startsWith("FLOW")).toList()) {
+          String.valueOf(port), String.valueOf(FLOWS_PER_PORT), String.valueOf(FLOW_BYTES));
+      assertEquals(0, r.exitCode(), () -> "client to port " + port + " failed:\n" + r.stdout() + r.stderr());
+      assertTrue(r.stdout().contains("DONE ok=" + FLOWS_PER_PORT + " failed=0"), r.stdout());
+      for (String line : r.stdout().lines().filter(l -> l.startsWith("FLOW")).toList()) {
         Matcher m = CLIENT_FLOW.matcher(line);
         assertTrue(m.matches(), line);
         assertEquals(m.group(3), m.group(4), "SHA-256 of the bytes sent and echoed back: " + line);
@@ -212,11 +181,11 @@ class PolicyApplyTestbedTest {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     String last = "";
     while (System.nanoTime() < deadline) {
-      Result r = cli(30, "flows", "--closed", "-o", "json");
-      assertEquals(0, r.exitCode, () -> "tcpopt flows failed: " + r.stderr);
-      last = r.stdout;
+      TestbedRun.Result r = cli(30, "flows", "--closed", "-o", "json");
+      assertEquals(0, r.exitCode(), () -> "tcpopt flows failed: " + r.stderr());
+      last = r.stdout();
       Map<String, Flow> bySource = new LinkedHashMap<>();
-      Matcher objects = FLOW_OBJECT.matcher(r.stdout);
+      Matcher objects = FLOW_OBJECT.matcher(r.stdout());
       while (objects.find()) {
         String o = objects.group();
         Flow f = new Flow(field(o, "source"), field(o, "destination"), field(o, "state"), field(o, "services"), field(o, "reason"));
@@ -248,113 +217,17 @@ class PolicyApplyTestbedTest {
   }
 
   /** An operator command run inside the branch namespace against the integrated controller. */
-  private Result cli(int timeoutSeconds, String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", BRANCH, "java", QUICK_JVM, "-jar",
-        tcpoptJar().toString()));
-    command.addAll(List.of(args));
-    return exec(timeoutSeconds, Map.of("TCPOPT_TOKEN", TOKEN), command);
+  private TestbedRun.Result cli(int timeoutSeconds, String... args) throws Exception {
+    return run.cli(BRANCH, Map.of("TCPOPT_TOKEN", TOKEN), timeoutSeconds, args);
   }
 
   private Path requirePrerequisites() throws Exception {
     TestbedPrerequisites.require("policy apply testbed test", "namespaces, TUN devices, TPROXY rules",
         List.of("ip", "gcc", "python3", "ss", "nft"), bench, PREFIX + "probe");
-    Path jar = tcpoptJar();
-    if (!Files.isRegularFile(jar)) {
-      abort("policy apply testbed test needs the packaged jar at " + jar + " (mvn package, or -Dtcpopt.jar=PATH)");
-    }
-    return jar;
+    return run.requireJar("policy apply testbed test");
   }
 
-  private Path tcpoptJar() {
-    String configured = System.getProperty("tcpopt.jar");
-    return configured != null ? Path.of(configured) : repo.resolve("cli/target/tcpopt.jar");
-  }
-
-  /** Starts a long-running process in a namespace, working directory the repository root, output to {@code logFile}. */
-  private Process start(String ns, Path logFile, String... command) throws IOException {
-    List<String> argv = new ArrayList<>(List.of("ip", "netns", "exec", ns));
-    argv.addAll(List.of(command));
-    ProcessBuilder b = new ProcessBuilder(argv).directory(repo.toFile()).redirectErrorStream(true)
-        .redirectOutput(logFile.toFile());
-    b.environment().remove("TCPOPT_CONTROLLER");
-    Process p = b.start();
-    synchronized (processes) {
-      processes.add(p);
-    }
-    return p;
-  }
-
-  /** Stops what this test started (nodes first, so they remove their rules), then the testbed. Idempotent. */
-  private void cleanUp() {
-    List<Process> mine;
-    synchronized (processes) {
-      mine = new ArrayList<>(processes);
-      processes.clear();
-    }
-    for (Process p : mine) {
-      p.destroy();
-    }
-    for (Process p : mine) {
-      try {
-        if (!p.waitFor(10, TimeUnit.SECONDS)) {
-          p.destroyForcibly();
-        }
-      } catch (InterruptedException e) {
-        p.destroyForcibly();
-        Thread.currentThread().interrupt();
-      }
-    }
-    try {
-      Result r = exec(60, Map.of(), List.of(bench.resolve("testbed/down.sh").toString()));
-      if (r.exitCode != 0) {
-        log.warn("testbed/down.sh exit {}: {}", r.exitCode, r.stderr.strip());
-      }
-    } catch (Exception e) {
-      log.warn("testbed/down.sh failed during cleanup", e);
-    }
-  }
-
-  private void script(int timeoutSeconds, String script, String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of(bench.resolve(script).toString()));
-    command.addAll(List.of(args));
-    Result r = exec(timeoutSeconds, Map.of(), command);
-    if (r.exitCode != 0) {
-      throw new AssertionError(script + " failed (exit " + r.exitCode + "): " + r.stderr.strip());
-    }
-  }
-
-  /** The file's text; "" when it does not exist (yet), the error when it cannot be read. */
   private static String read(Path file) {
-    try {
-      return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
-    } catch (IOException e) {
-      return "(cannot read " + file + ": " + e + ")";
-    }
-  }
-
-  private record Result(int exitCode, String stdout, String stderr) {}
-
-  private Result exec(int timeoutSeconds, Map<String, String> env, List<String> command)
-      throws IOException, InterruptedException {
-    Path out = Files.createTempFile("tcpopt-pol", ".out");
-    Path err = Files.createTempFile("tcpopt-pol", ".err");
-    try {
-      ProcessBuilder builder = new ProcessBuilder(command).directory(repo.toFile())
-          .redirectOutput(out.toFile()).redirectError(err.toFile());
-      builder.environment().put("TCPOPT_NS_PREFIX", PREFIX);
-      builder.environment().remove("TCPOPT_CONTROLLER");
-      builder.environment().putAll(env);
-      Process process = builder.start();
-      if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-        process.descendants().forEach(ProcessHandle::destroy);
-        process.destroy();
-        process.waitFor(5, TimeUnit.SECONDS);
-        throw new AssertionError(String.join(" ", command) + " did not finish in " + timeoutSeconds + " s");
-      }
-      return new Result(process.exitValue(), read(out), read(err));
-    } finally {
-      Files.deleteIfExists(out);
-      Files.deleteIfExists(err);
-    }
+    return TestbedRun.read(file);
   }
 }

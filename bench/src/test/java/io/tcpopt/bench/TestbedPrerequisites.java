@@ -12,14 +12,14 @@ import java.util.concurrent.TimeUnit;
  * scripts, permission to create a namespace); each missing piece aborts the test with one line
  * saying what is missing, so elsewhere it is skipped with its reason rather than failed.
  */
-final class TestbedPrerequisites {
+public final class TestbedPrerequisites {
   private TestbedPrerequisites() {}
 
   /**
    * Aborts {@code test} (named in the messages) unless the testbed can run here. {@code rootFor}
    * says what root is needed for; {@code probeNamespace} is created and deleted once.
    */
-  static void require(String test, String rootFor, List<String> tools, Path bench, String probeNamespace) throws Exception {
+  public static void require(String test, String rootFor, List<String> tools, Path bench, String probeNamespace) throws Exception {
     if (!System.getProperty("os.name", "").toLowerCase().contains("linux")) {
       abort(test + " needs Linux network namespaces");
     }
@@ -45,7 +45,7 @@ final class TestbedPrerequisites {
     ip("netns", "del", probeNamespace);
   }
 
-  static boolean onPath(String tool) {
+  public static boolean onPath(String tool) {
     for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
       if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
         return true;

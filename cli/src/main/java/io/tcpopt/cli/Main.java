@@ -8,6 +8,7 @@ import io.tcpopt.cli.operator.FlowsCommand;
 import io.tcpopt.cli.operator.NodesCommand;
 import io.tcpopt.cli.operator.PolicyCommand;
 import io.tcpopt.cli.operator.StatusCommand;
+import io.tcpopt.cli.top.TopCommand;
 import io.tcpopt.common.config.ConfigException;
 import io.tcpopt.common.policy.PolicyException;
 import java.io.PrintWriter;
@@ -16,6 +17,8 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * Entry point of the {@code tcpopt} launcher. {@link #execute} runs one command line against a
@@ -35,6 +38,7 @@ import picocli.CommandLine.Command;
       StatusCommand.class,
       FlowsCommand.class,
       NodesCommand.class,
+      TopCommand.class,
       PolicyCommand.class,
       CertsCommand.class,
       CommandLine.HelpCommand.class
@@ -63,7 +67,16 @@ public final class Main implements Callable<Integer> {
 
   /** Runs one command line and returns its exit code; never calls {@link System#exit}. */
   public static int execute(String[] args, CliContext context) {
+    return commandLine(context).execute(args);
+  }
+
+  /**
+   * The command tree with the CLI's output streams and error handlers. Every subcommand answers
+   * {@code -h/--help} with its usage (exit 0), whatever options it requires.
+   */
+  static CommandLine commandLine(CliContext context) {
     CommandLine cli = new CommandLine(new Main(context), new ContextFactory(context));
+    addHelpOptions(cli);
     cli.setOut(new PrintWriter(context.out(), true));
     cli.setErr(new PrintWriter(context.err(), true));
     cli.setCaseInsensitiveEnumValuesAllowed(true);
@@ -79,7 +92,22 @@ public final class Main implements Callable<Integer> {
       }
       return e instanceof CliException ? ((CliException) e).exitCode() : CliException.RUNTIME;
     });
-    return cli.execute(args);
+    return cli;
+  }
+
+  /**
+   * Gives every subcommand without one a {@code -h/--help} usage-help option. (Picocli's inherited
+   * standard help options would also bring {@code -V/--version}, which "policy get" and "policy
+   * rollback" use for the policy version.)
+   */
+  private static void addHelpOptions(CommandLine command) {
+    for (CommandLine sub : command.getSubcommands().values()) {
+      CommandSpec spec = sub.getCommandSpec();
+      if (spec.findOption("--help") == null && spec.findOption("-h") == null) {
+        spec.addOption(OptionSpec.builder("-h", "--help").usageHelp(true).description("Show this help message and exit.").build());
+      }
+      addHelpOptions(sub);
+    }
   }
 
   @Override

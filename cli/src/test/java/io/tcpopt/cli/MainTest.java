@@ -72,6 +72,14 @@ class MainTest {
     CliRun bad = CliRun.run(UNUSED, "certs", "--out", dir.toString(), "--nodes", "not a name");
     assertEquals(2, bad.exitCode());
     bad.errorLine();
+
+    // Operators get their own CA: a controller tells them from nodes by it.
+    CliRun ops = CliRun.run(UNUSED, "certs", "--out", dir.toString(), "--operators", "alice");
+    assertEquals(0, ops.exitCode(), ops.err());
+    assertTrue(ops.out().contains("operator CA (controller.operator-ca) " + dir.resolve("operator-ca.crt")), ops.out());
+    assertTrue(java.nio.file.Files.isRegularFile(dir.resolve("alice.crt")));
+    assertEquals(2, CliRun.run(UNUSED, "certs", "--out", dir.toString()).exitCode(), "nodes or operators are required");
+    assertEquals(2, CliRun.run(UNUSED, "certs", "--out", dir.toString(), "--nodes", "x", "--operators", "x").exitCode());
   }
 
   @Test

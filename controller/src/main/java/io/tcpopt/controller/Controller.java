@@ -1,5 +1,6 @@
 package io.tcpopt.controller;
 
+import com.hazelcast.nio.serialization.compact.CompactSerializer;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -10,7 +11,9 @@ import io.tcpopt.common.policy.PolicyDocument;
 import io.tcpopt.common.policy.PolicyException;
 import io.tcpopt.controller.api.ControllerApi;
 import io.tcpopt.controller.api.GrpcServer;
+import io.tcpopt.controller.auth.Authenticator;
 import io.tcpopt.controller.cluster.ClusterMember;
+import io.tcpopt.controller.console.ConsoleServer;
 import io.tcpopt.controller.distribution.Candidate;
 import io.tcpopt.controller.distribution.FlowDispatcher;
 import io.tcpopt.controller.distribution.FlowDistributor;
@@ -36,8 +39,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One controller: the embedded cluster member, the policy store, membership, flow dispatching and
- * the gRPC API. {@link #start()} joins the cluster, applies the bootstrap policy when the cluster
+ * One controller: the embedded cluster member, the policy store, membership, flow dispatching,
+ * the gRPC API and, when configured, the web console. {@link #start()} joins the cluster, applies the bootstrap policy when the cluster
  * has none, registers this controller (and the attached integrated service node) and serves the
  * API; {@link #close()} undoes it all. Both are idempotent.
  *
@@ -48,6 +51,8 @@ import org.slf4j.LoggerFactory;
 public final class Controller implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Controller.class);
   private static final int MAX_PINNED_FLOWS = 100_000;
+  /** Everything a controller stores in or sends through Hazelcast, as Compact serializers. */
+  public static final List<CompactSerializer<?>> STORED_TYPES = concat(PolicyStore.STORED_TYPES, NodeRegistry.STORED_TYPES);
 
   private final ControllerConfig config;
   private final PolicyDocument bootstrapPolicy;
@@ -58,8 +63,10 @@ public final class Controller implements AutoCloseable {
   private PolicyStore policies;
   private NodeRegistry nodes;
   private FlowDispatcher dispatcher;
+  private Authenticator authenticator;
   private ControllerApi api;
   private GrpcServer server;
+  private ConsoleServer console;
   private HandoffForwarder handoff;
   private ScheduledExecutorService heartbeats;
   private Consumer<ActivePolicy> policyPush;
@@ -81,6 +88,12 @@ public final class Controller implements AutoCloseable {
     this.clock = clock;
   }
 
+  private static List<CompactSerializer<?>> concat(List<CompactSerializer<?>> a, List<CompactSerializer<?>> b) {
+    List<CompactSerializer<?>> all = new ArrayList<>(a);
+    all.addAll(b);
+    return List.copyOf(all);
+  }
+
   /** Integrated mode: the service node in this JVM. Call before {@link #start()}. */
   public synchronized Controller attach(LocalServiceNode node) {
     if (started) {
@@ -96,22 +109,29 @@ public final class Controller implements AutoCloseable {
     }
     started = true;
     try {
-      cluster = ClusterMember.start(config.cluster(), config.nodeName());
+      cluster = ClusterMember.start(config.cluster(), config.nodeName(), STORED_TYPES);
       policies = new PolicyStore(cluster, config.nodeName(), clock, config.heartbeatExpiry());
       nodes = new NodeRegistry(cluster, clock, config.heartbeatExpiry());
       dispatcher = new FlowDispatcher(policies::active, this::candidates, new FlowDistributor(MAX_PINNED_FLOWS));
       bootstrap();
       registerSelf();
+      authenticator = new Authenticator(config.token(), config.tls().isPresent(), config.operatorCas());
       api =
           new ControllerApi(
               new ControllerApi.Context(
                   config.nodeName(), config.site(), cluster, policies, nodes, () -> Optional.ofNullable(localNode),
                   config.heartbeatInterval(), clock),
-              config.token(), config.tls().isPresent(), config.clientCertificateAuth());
-      if (api.open()) {
+              authenticator);
+      if (authenticator.open()) {
         log.warn("controller API on {} has neither a token nor TLS: anyone who can reach it may change the policy", config.listen());
+      } else if (!authenticator.operatorsPossible()) {
+        log.warn("controller API on {} has TLS but neither a token nor an operator-ca: no operator can change the policy", config.listen());
       }
       server = GrpcServer.start(config, api.services());
+      if (config.console().isPresent()) {
+        console = ConsoleServer.start(config.console().get(), config.nodeName(), config.site(), config.tls(), api.authenticator(),
+            api.internalChannel(), clock);
+      }
       if (!config.handoffListeners().isEmpty()) {
         handoff = HandoffForwarder.start(config.handoffListeners(), dispatcher, this::handoffAddress, config.handoffConnectTimeout());
       }
@@ -260,9 +280,19 @@ public final class Controller implements AutoCloseable {
     return cluster;
   }
 
+  /** Who a request comes from (token, operator or node certificate); the console decides with the same one. Valid after {@link #start()}. */
+  public Authenticator authenticator() {
+    return authenticator;
+  }
+
   /** The gRPC services (auth included), e.g. to serve in-process. */
   public ControllerApi api() {
     return api;
+  }
+
+  /** The web console's URL ({@code http(s)://HOST:PORT/}) when {@code controller.console} is configured. */
+  public Optional<String> consoleUrl() {
+    return Optional.ofNullable(console).map(ConsoleServer::url);
   }
 
   /** The bound gRPC address. */
@@ -286,8 +316,14 @@ public final class Controller implements AutoCloseable {
     if (handoff != null) {
       handoff.close();
     }
+    if (console != null) {
+      console.close();
+    }
     if (server != null) {
       server.close();
+    }
+    if (api != null) {
+      api.close();
     }
     if (policies != null && policyPush != null) {
       policies.removeListener(policyPush);

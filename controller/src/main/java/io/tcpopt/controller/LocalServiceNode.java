@@ -36,6 +36,14 @@ public interface LocalServiceNode {
   List<PeerSession> sessions();
 
   /**
+   * What keeps this node from failing safe right now, e.g. interception rules that would outlive a
+   * crash (kernel without nftables table ownership) or were lost; shown by status as DEGRADED.
+   */
+  default List<String> problems() {
+    return List.of();
+  }
+
+  /**
    * Installs the dispatcher that decides new flows. Called when attached and again after every
    * policy activation; the dispatcher always reads the currently active policy, and keeps the last
    * good one whatever happens to the cluster.

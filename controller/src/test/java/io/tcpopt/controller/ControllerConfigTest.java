@@ -65,7 +65,7 @@ class ControllerConfigTest {
 
   @Test
   void mistakesNameTheField() {
-    assertEquals("controller.hazelcast.membres: unknown setting (expected one of cluster-name, bind-address, port, members, heartbeat, max-no-heartbeat, join-wait, minimum-cluster-size)",
+    assertEquals("controller.hazelcast.membres: unknown setting (expected one of cluster-name, bind-address, port, members, heartbeat, max-no-heartbeat, join-wait, minimum-cluster-size, allow-list)",
         error("controller: { hazelcast: { membres: [] } }\n"));
     assertEquals("controller.token-file: give either token or token-file, not both",
         error("controller: { token: a, token-file: b }\n"));

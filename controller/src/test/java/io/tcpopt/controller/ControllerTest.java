@@ -79,7 +79,7 @@ class ControllerTest {
   void aControllerHandsFlowsOnlyToNodesOfItsOwnSite() {
     ControllerConfig config =
         new ControllerConfig("dc-1", "dc", new InetSocketAddress("127.0.0.1", 0), Optional.empty(), Optional.empty(),
-            true, 1 << 20, 16, Duration.ofSeconds(3), TestClusters.single(), List.of(), Duration.ofSeconds(1));
+            List.of(), 1 << 20, 16, Duration.ofSeconds(3), TestClusters.single(), List.of(), Duration.ofSeconds(1));
     Local local = new Local() {
       @Override
       public String name() {
@@ -107,7 +107,7 @@ class ControllerTest {
     var cluster = TestClusters.single();
     ControllerConfig config =
         new ControllerConfig("branch-1", "branch", new InetSocketAddress("127.0.0.1", 0), Optional.of("tok"), Optional.empty(),
-            true, 1 << 20, 16, Duration.ofSeconds(3), cluster, List.of(), Duration.ofSeconds(1));
+            List.of(), 1 << 20, 16, Duration.ofSeconds(3), cluster, List.of(), Duration.ofSeconds(1));
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     Local local = new Local();
     Controller controller = new Controller(config, PolicyDocument.parse(Policies.BRANCH_TO_DC, "bootstrap"), meters).attach(local);

@@ -1,6 +1,7 @@
 package io.tcpopt.controller;
 
 import io.tcpopt.controller.cluster.ClusterConfig;
+import io.tcpopt.controller.cluster.ClusterMember;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -44,12 +45,17 @@ public final class TestClusters {
       out.add(
           new ClusterConfig(
               name, "127.0.0.1", port, list, Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ZERO,
-              ClusterConfig.majority(n)));
+              ClusterConfig.majority(n), true));
     }
     return out;
   }
 
   public static ClusterConfig single() {
     return configs(1).get(0);
+  }
+
+  /** Starts a member storing what a controller stores. */
+  public static ClusterMember start(ClusterConfig config, String name) {
+    return ClusterMember.start(config, name, Controller.STORED_TYPES);
   }
 }

@@ -19,6 +19,7 @@ import io.tcpopt.servicenode.flow.FlowTable;
 import io.tcpopt.servicenode.flow.FlowTableSnapshot;
 import io.tcpopt.servicenode.intercept.HandoffListener;
 import io.tcpopt.servicenode.intercept.InterceptListener;
+import io.tcpopt.servicenode.intercept.transparent.TproxyRules;
 import io.tcpopt.servicenode.leg.LegOptions;
 import io.tcpopt.servicenode.session.PeerSessionPool;
 import io.tcpopt.servicenode.session.SessionListener;
@@ -36,6 +37,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -70,7 +72,7 @@ public final class ServiceNode implements AutoCloseable {
   private final List<PeerSessionPool> pools = new ArrayList<>();
   private final List<InterceptListener> listeners = new ArrayList<>();
   private HandoffListener handoff;
-  private final List<AutoCloseable> rules = new ArrayList<>();
+  private final List<TproxyRules> rules = new ArrayList<>();
   private Channel wanServer;
   private volatile boolean closed;
 
@@ -175,14 +177,15 @@ public final class ServiceNode implements AutoCloseable {
     }
     ServiceNodeConfig.Transparent t = config.interception().transparent();
     if (t != null) {
-      if (t.installRules()) {
-        rules.add(TransparentRules.install(t));
-      }
       try {
         listeners.add(InterceptListener.transparent(new InetSocketAddress(t.port()), boss, workers, legOptions.watermarks(), router));
       } catch (Exception e) {
         throw new ServiceNodeException("cannot open the transparent listener on port " + t.port() + " (needs Linux, root or CAP_NET_ADMIN): "
             + e.getMessage(), e);
+      }
+      // Only once the listener is bound: a diverted connection never meets a closed port.
+      if (t.installRules()) {
+        rules.add(TransparentRules.install(t));
       }
     }
   }
@@ -305,26 +308,28 @@ public final class ServiceNode implements AutoCloseable {
     }
   }
 
-  /** Stops listeners, removes rules, closes sessions (GOAWAY), resets flows. Idempotent. */
+  /**
+   * Why this node would not fail to wire (transparent interception rules that could outlive it, or
+   * that were lost), or empty when the kernel removes them with the process or there are none.
+   */
+  public Optional<String> failToWireProblem() {
+    return rules.stream().map(TproxyRules::failToWire).filter(Objects::nonNull).findFirst();
+  }
+
+  /** Removes rules (new connections go direct), stops listeners, closes sessions (GOAWAY), resets flows. Idempotent. */
   @Override
   public void close() {
     if (closed) {
       return;
     }
     closed = true;
+    rules.forEach(TproxyRules::close);
     router.close();
     for (InterceptListener l : listeners) {
       l.close();
     }
     if (handoff != null) {
       handoff.close();
-    }
-    for (AutoCloseable r : rules) {
-      try {
-        r.close();
-      } catch (Exception e) {
-        log.warn("removing transparent interception rules failed: {}", e.toString());
-      }
     }
     profileServices.reusePools().close();
     for (PeerSessionPool p : pools) {

@@ -4,6 +4,7 @@ import io.tcpopt.common.config.ConfigException;
 import io.tcpopt.common.config.ConfigTree;
 import io.tcpopt.common.policy.Cidr;
 import io.tcpopt.common.tls.TlsFiles;
+import io.tcpopt.reduction.store.StoreSettings;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,8 +15,12 @@ import java.util.Set;
 /**
  * The {@code service-node} section of a node config, validated. Every mistake is one {@link
  * ConfigException} naming the field. Defaults are written beside each setting in {@link #from}.
+ *
+ * @param dataReduction the chunk cache of data reduction ({@code data-reduction:}, see {@link
+ *     StoreSettings#from}); used by flows whose policy asks for it
  */
-public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer> peers, Interception interception, Lan lan, Flows flows) {
+public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer> peers, Interception interception, Lan lan, Flows flows,
+    StoreSettings dataReduction) {
 
   /** The inter-node side. {@code tls} is null exactly when {@code plaintext}. */
   public record Wan(
@@ -77,7 +82,7 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     if (site == null || site.isBlank() || site.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255) {
       throw new ConfigException("node.site", "must be 1 to 255 bytes");
     }
-    section.requireOnly("wan", "peers", "interception", "lan", "flows");
+    section.requireOnly("wan", "peers", "interception", "lan", "flows", "data-reduction");
     Wan wan = wan(section.get("wan"));
     List<Peer> peers = peers(section);
     Interception interception = interception(section.section("interception"));
@@ -86,7 +91,8 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     Flows flows = new Flows(
         f.integer("max-active", 10_000, 1, 10_000_000), // default 10000
         f.integer("closed-history", 1_000, 0, 1_000_000)); // default 1000
-    return new ServiceNodeConfig(nodeName, site, wan, peers, interception, lan, flows);
+    StoreSettings dataReduction = StoreSettings.from(section.section("data-reduction")); // default 256MiB memory, no disk
+    return new ServiceNodeConfig(nodeName, site, wan, peers, interception, lan, flows, dataReduction);
   }
 
   private static Wan wan(ConfigTree w) {

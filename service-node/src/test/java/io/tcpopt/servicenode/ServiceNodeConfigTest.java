@@ -41,6 +41,14 @@ class ServiceNodeConfigTest {
     assertEquals(7950, h.listen().getPort());
     assertEquals(java.util.List.of("127.0.0.0/8", "::1/128"), h.allowed(), "handoffs from loopback only by default");
     assertTrue(c.wan().link().pacing());
+    assertEquals(256L << 20, c.dataReduction().memoryBytes(), "data-reduction cache: 256MiB of memory");
+    assertNull(c.dataReduction().diskDir(), "no disk cache unless configured");
+    io.tcpopt.reduction.store.StoreSettings cache = TestNodes.config(
+        BASE + "  data-reduction: { memory-cache: 64MiB, disk-cache: { dir: /var/lib/tcpopt/cache } }\n", "b", "branch")
+        .dataReduction();
+    assertEquals(64L << 20, cache.memoryBytes());
+    assertEquals(java.nio.file.Path.of("/var/lib/tcpopt/cache"), cache.diskDir());
+    assertEquals(4L << 30, cache.diskBytes(), "disk cache default 4GiB");
     assertEquals(6_250_000, TestNodes.config(BASE, "b", "branch").wan().streamWindow(), "default link 1Gbit x 50ms");
     assertEquals(1 << 20, TestNodes.config(BASE + "    link: { bandwidth: 10Mbit, rtt: 10ms }\n", "b", "branch").wan().streamWindow(),
         "window at least 1MiB");
@@ -69,6 +77,10 @@ class ServiceNodeConfigTest {
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, lan: { connect-timeout: soon } }|service-node.lan.connect-timeout: expected a duration",
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, lan: { proxy-buffer-high: 4KiB, proxy-buffer-low: 8KiB } }|service-node.lan.proxy-buffer-low: must be between 0 and proxy-buffer-high",
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, flows: { max-active: -1 } }|service-node.flows.max-active: must be between 1 and 10000000, got -1",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, data-reduction: { memory-cache: 1KiB } }|service-node.data-reduction.memory-cache: must be between 1MiB and 1TiB, got 1024",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, data-reduction: { disk-cache: { size: 1GiB } } }|service-node.data-reduction.disk-cache.dir: is required",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, data-reduction: { disk-cache: { dir: /tmp/x, size: 1MiB } } }|service-node.data-reduction.disk-cache.size: must be between 16MiB and 16TiB, got 1048576",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, data-reduction: { memory: 1GiB } }|service-node.data-reduction.memory: unknown setting",
       "service-node: { wan: { listen: '127.0.0.1:0', tls: { certificate: /nonexistent.crt, private-key: /nonexistent.key, trusted: /nonexistent.ca } } }|service-node.wan.tls.certificate: /nonexistent.crt",
   })
   void invalidValueIsOneLineNamingTheField(String yaml, String expectedStart) {

@@ -28,8 +28,9 @@ import java.util.stream.Stream;
 /**
  * The demo deployment in one JVM, on loopback: generated certificates, a sample server "behind the
  * DC", a DC service node ({@code dc-1}) and an integrated branch node ({@code branch-1}: controller
- * plus service node, with an explicit listener forwarding to the sample server), and the sample
- * policy applied through the controller's gRPC API. Nodes are started from YAML through the same
+ * plus service node, with an explicit listener forwarding to the sample server, and the web console),
+ * and the sample policy applied through the controller's gRPC API. The controller requires a
+ * random operator token, generated per run ({@link #token()}). Nodes are started from YAML through the same
  * {@link NodeConfig}/{@link NodeRuntime} path as {@code tcpopt run}.
  */
 public final class DemoCluster implements AutoCloseable {
@@ -40,19 +41,24 @@ public final class DemoCluster implements AutoCloseable {
   private NodeRuntime dc;
   private NodeRuntime branch;
   private String controller;
+  private final String token = randomToken();
 
   private DemoCluster(Path dir) {
     this.dir = dir;
   }
 
-  /**
-   * Starts everything; {@code progress} hears one line per step. {@code controllerPort} 0 picks a
-   * free port.
-   */
+  /** As {@link #start(int, int, Consumer)} with the console on a free port. */
   public static DemoCluster start(int controllerPort, Consumer<String> progress) throws IOException, InterruptedException {
+    return start(controllerPort, 0, progress);
+  }
+
+  /**
+   * Starts everything; {@code progress} hears one line per step. A port of 0 picks a free one.
+   */
+  public static DemoCluster start(int controllerPort, int consolePort, Consumer<String> progress) throws IOException, InterruptedException {
     DemoCluster demo = new DemoCluster(Files.createTempDirectory("tcpopt-demo-"));
     try {
-      demo.startAll(controllerPort, progress);
+      demo.startAll(controllerPort, consolePort, progress);
       return demo;
     } catch (IOException | InterruptedException | RuntimeException e) {
       demo.close();
@@ -60,7 +66,7 @@ public final class DemoCluster implements AutoCloseable {
     }
   }
 
-  private void startAll(int controllerPort, Consumer<String> progress) throws IOException, InterruptedException {
+  private void startAll(int controllerPort, int consolePort, Consumer<String> progress) throws IOException, InterruptedException {
     progress.accept("generating a demo CA and node certificates in " + dir);
     Map<String, TlsFiles> certs = DemoCertificates.generate(dir.resolve("certs"), List.of("branch-1", "dc-1"));
     server = SampleServer.start();
@@ -91,13 +97,15 @@ public final class DemoCluster implements AutoCloseable {
             + "      - { listen: 127.0.0.1:0, target: " + hostPort(server.address()) + ", site: dc }\n"
             + "controller:\n"
             + "  listen: 127.0.0.1:" + controllerPort + "\n"
+            + "  token: " + token + "\n"
+            + "  console: { listen: 127.0.0.1:" + consolePort + " }\n"
             + "  hazelcast: { cluster-name: tcpopt-demo-" + ProcessHandle.current().pid() + ", port: " + freePort()
             + ", join-wait: 0s }\n"
             + "metrics: { listen: 127.0.0.1:0 }\n",
         "demo branch-1 config")));
     controller = hostPort(branch.controller().grpcAddress());
     progress.accept("branch node branch-1 (controller + service node): controller " + controller
-        + ", listener " + hostPort(listener()) + " -> " + hostPort(server.address()));
+        + ", listener " + hostPort(listener()) + " -> " + hostPort(server.address()) + ", console " + consoleUrl());
 
     progress.accept("waiting for the branch-1 -> dc-1 session (mutual TLS 1.3)");
     awaitSession(Duration.ofSeconds(15));
@@ -185,7 +193,23 @@ public final class DemoCluster implements AutoCloseable {
 
   public ControllerTarget target() {
     InetSocketAddress a = branch.controller().grpcAddress();
-    return new ControllerTarget(a.getAddress().getHostAddress(), a.getPort(), null);
+    return new ControllerTarget(a.getAddress().getHostAddress(), a.getPort(), token);
+  }
+
+  /** The operator token of this run (the CLI's {@code --token}, the console's sign-in). */
+  public String token() {
+    return token;
+  }
+
+  /** The web console's URL, {@code http://127.0.0.1:PORT/}. */
+  public String consoleUrl() {
+    return branch.controller().consoleUrl().orElseThrow();
+  }
+
+  private static String randomToken() {
+    byte[] b = new byte[18];
+    new java.security.SecureRandom().nextBytes(b);
+    return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b);
   }
 
   public NodeRuntime branch() {

@@ -5,7 +5,7 @@ import io.tcpopt.cli.CliException;
 import io.tcpopt.cli.Main;
 import io.tcpopt.cli.node.FlowLogging;
 import io.tcpopt.cli.node.UntilStopped;
-import io.tcpopt.cli.output.Units;
+import io.tcpopt.common.units.Units;
 import io.tcpopt.common.config.ConfigException;
 import io.tcpopt.common.config.ConfigTree;
 import java.io.IOException;
@@ -25,6 +25,7 @@ import picocli.CommandLine.Option;
 @Command(name = "demo", description = "Run a controller and a branch/DC service-node pair on loopback with a sample transfer.")
 public final class DemoCommand implements Callable<Integer> {
   private static final int DEFAULT_CONTROLLER_PORT = 7700;
+  private static final int DEFAULT_CONSOLE_PORT = 7780;
   private static final Duration IO_TIMEOUT = Duration.ofSeconds(60);
 
   private final CliContext context;
@@ -54,8 +55,9 @@ public final class DemoCommand implements Callable<Integer> {
     }
     PrintStream out = context.out();
     int port = portFree(DEFAULT_CONTROLLER_PORT) ? DEFAULT_CONTROLLER_PORT : 0;
+    int consolePort = portFree(DEFAULT_CONSOLE_PORT) ? DEFAULT_CONSOLE_PORT : 0;
     try (UntilStopped stop = new UntilStopped(context);
-        DemoCluster demo = DemoCluster.start(port, line -> out.println("* " + line))) {
+        DemoCluster demo = DemoCluster.start(port, consolePort, line -> out.println("* " + line))) {
       out.printf("* sample transfer: %s from the sample server through branch-1 -> dc-1 (SHA-256 checked)%n", Units.bytes(bytes));
       Transfer.Result result = Transfer.download(demo.listener(), bytes, IO_TIMEOUT,
           done -> out.printf("    %3d%%  %s%n", done * 100 / bytes, Units.bytes(done)));
@@ -67,14 +69,19 @@ public final class DemoCommand implements Callable<Integer> {
       try (Socket interactive = Transfer.openEcho(demo.listener(), IO_TIMEOUT)) {
         out.println("* opened an interactive (echo) flow that stays open while the demo runs");
         String controller = "--controller=" + demo.controller();
-        section(out, "tcpopt status", "status", controller);
-        section(out, "tcpopt flows", "flows", controller);
-        section(out, "tcpopt flows --closed", "flows", "--closed", controller);
+        String token = "--token=" + demo.token();
+        section(out, "tcpopt status", "status", controller, token);
+        section(out, "tcpopt flows", "flows", controller, token);
+        section(out, "tcpopt flows --closed", "flows", "--closed", controller, token);
+        out.println();
+        out.println("* console: " + demo.consoleUrl() + " (sign in with the operator token " + demo.token() + ")");
         out.println();
         out.println("The demo keeps running" + (limit == null ? " until Ctrl-C" : " for " + Units.duration(limit))
             + ". From another terminal:");
-        out.println("  ./tcpopt status --controller " + demo.controller());
-        out.println("  ./tcpopt flows --watch --controller " + demo.controller());
+        out.println("  export TCPOPT_CONTROLLER=" + demo.controller() + " TCPOPT_TOKEN=" + demo.token());
+        out.println("  ./tcpopt status");
+        out.println("  ./tcpopt top");
+        out.println("  ./tcpopt flows --watch");
         out.println("  curl -s http://" + DemoCluster.hostPort(demo.branch().metrics().address()) + "/metrics | grep tcpopt_");
         out.flush();
         stop.await(limit);

@@ -21,6 +21,7 @@ import io.tcpopt.servicenode.ServiceNodeConfig;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -28,22 +29,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An external service node's link to its site's controller ({@code node.controller}): registers
- * through the controller's node service, heartbeats its load, sessions and recent flows, and
- * follows the policy the controller pushes (compiled here and installed as the node's decider). The
- * channel authenticates with the node's WAN certificate (mutual TLS) unless the WAN is plaintext.
- * While the controller is unreachable the node keeps deciding with the last policy it had.
+ * An external service node's link to its site's controllers ({@code node.controller}, one or a
+ * list): registers through a controller's node service, heartbeats its load, sessions and recent
+ * flows, and follows the policy the controllers push (compiled here and installed as the node's
+ * decider). When the controller it talks to fails, it registers with the next one of the list
+ * ({@link NodeAgent}). The channels authenticate with the node's WAN certificate (mutual TLS)
+ * unless the WAN is plaintext. While no controller is reachable the node keeps deciding with the
+ * last policy it had.
  */
 final class ControllerLink implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ControllerLink.class);
   private static final int MAX_REPORTED_FLOWS = 200;
 
-  private final ManagedChannel channel;
+  private final List<ManagedChannel> channels;
   private final NodeAgent agent;
   private volatile long policyVersion;
 
-  private ControllerLink(ManagedChannel channel, ServiceNode node, MeterRegistry registry) {
-    this.channel = channel;
+  private ControllerLink(List<ManagedChannel> channels, ServiceNode node, MeterRegistry registry) {
+    this.channels = channels;
     IntegratedServiceNode view = new IntegratedServiceNode(node, registry);
     RegisterRequest registration = RegisterRequest.newBuilder()
         .setName(view.name())
@@ -54,7 +57,7 @@ final class ControllerLink implements AutoCloseable {
         .setFlowCapacity(view.flowCapacity())
         .setVersion(String.valueOf(ControllerLink.class.getPackage().getImplementationVersion()))
         .build();
-    this.agent = NodeAgent.start(channel, Optional.empty(), registration,
+    this.agent = NodeAgent.start(channels, Optional.empty(), registration,
         () -> heartbeat(view), policy -> install(policy, node, registry), peers -> {}, Duration.ofSeconds(30));
   }
 
@@ -75,11 +78,16 @@ final class ControllerLink implements AutoCloseable {
     return (text.contains(":") ? "[" + text + "]" : text) + ":" + h.getPort();
   }
 
-  static ControllerLink start(InetSocketAddress controller, ServiceNode node, MeterRegistry registry) {
-    ManagedChannel channel = Grpc.newChannelBuilderForAddress(
-        controller.getHostString(), controller.getPort(), credentials(node.config().wan())).build();
-    log.info("node {}: following controller {}:{}", node.config().nodeName(), controller.getHostString(), controller.getPort());
-    return new ControllerLink(channel, node, registry);
+  static ControllerLink start(List<InetSocketAddress> controllers, ServiceNode node, MeterRegistry registry) {
+    ChannelCredentials credentials = credentials(node.config().wan());
+    List<ManagedChannel> channels = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (InetSocketAddress controller : controllers) {
+      channels.add(Grpc.newChannelBuilderForAddress(controller.getHostString(), controller.getPort(), credentials).build());
+      names.add(controller.getHostString() + ":" + controller.getPort());
+    }
+    log.info("node {}: following controller{} {}", node.config().nodeName(), names.size() > 1 ? "s (in order)" : "", String.join(", ", names));
+    return new ControllerLink(List.copyOf(channels), node, registry);
   }
 
   private static ChannelCredentials credentials(ServiceNodeConfig.Wan wan) {
@@ -134,12 +142,19 @@ final class ControllerLink implements AutoCloseable {
     return agent.registered();
   }
 
+  /** HOST:PORT of the controller the node registers with now. */
+  String controller() {
+    return agent.controller();
+  }
+
   @Override
   public void close() {
     agent.close();
-    channel.shutdownNow();
+    channels.forEach(ManagedChannel::shutdownNow);
     try {
-      channel.awaitTermination(2, TimeUnit.SECONDS);
+      for (ManagedChannel channel : channels) {
+        channel.awaitTermination(2, TimeUnit.SECONDS);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -139,6 +139,11 @@ final class IntegratedServiceNode implements LocalServiceNode {
   }
 
   @Override
+  public List<String> problems() {
+    return node.failToWireProblem().map(p -> List.of("node " + name() + ": " + p)).orElse(List.of());
+  }
+
+  @Override
   public List<PeerSession> sessions() {
     List<PeerSession> out = new ArrayList<>();
     for (PeerSessionStatus s : node.sessions()) {

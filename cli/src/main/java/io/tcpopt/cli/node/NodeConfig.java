@@ -5,7 +5,9 @@ import io.tcpopt.common.config.ConfigTree;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -19,8 +21,9 @@ import java.util.Set;
  * @param site the site the node belongs to (required)
  * @param roles controller and/or service-node (required, at least one)
  * @param metricsListen the Prometheus endpoint, or {@code null} for none
- * @param controllerAddress {@code node.controller}: the gRPC address of the site's controller that
- *     an external service node registers with and takes its policy from, or {@code null}
+ * @param controllers {@code node.controller}: the gRPC addresses of the site's controllers (one
+ *     {@code HOST:PORT}, or a list) that an external service node registers with and takes its
+ *     policy from, in order of preference, failing over along the list; empty for other nodes
  */
 public record NodeConfig(
     String name,
@@ -30,7 +33,11 @@ public record NodeConfig(
     ConfigTree policy,
     ConfigTree controller,
     InetSocketAddress metricsListen,
-    InetSocketAddress controllerAddress) {
+    List<InetSocketAddress> controllers) {
+
+  public NodeConfig {
+    controllers = List.copyOf(controllers);
+  }
 
   public static NodeConfig load(Path file) {
     if (!Files.isRegularFile(file)) {
@@ -66,12 +73,22 @@ public record NodeConfig(
     if (!roles.contains(Role.CONTROLLER) && root.has("controller")) {
       throw new ConfigException("controller", "is set but node.roles does not include controller");
     }
-    InetSocketAddress controllerAddress = null;
+    List<InetSocketAddress> controllers = new ArrayList<>();
     if (node.has("controller")) {
+      ConfigTree field = node.get("controller");
       if (roles.contains(Role.CONTROLLER) || !roles.contains(Role.SERVICE_NODE)) {
-        throw node.get("controller").error("only for an external service node (roles: [service-node]); an integrated node uses its own controller");
+        throw field.error("only for an external service node (roles: [service-node]); an integrated node uses its own controller");
       }
-      controllerAddress = node.socketAddress("controller");
+      if (field.isList()) {
+        for (ConfigTree item : field.items()) {
+          controllers.add(item.asSocketAddress());
+        }
+        if (controllers.isEmpty()) {
+          throw field.error("list at least one controller HOST:PORT");
+        }
+      } else {
+        controllers.add(field.asSocketAddress());
+      }
     }
     InetSocketAddress metrics = null;
     if (root.has("metrics")) {
@@ -79,7 +96,7 @@ public record NodeConfig(
       metrics = m.socketAddress("listen");
     }
     return new NodeConfig(name, site, Set.copyOf(roles), root.section("service-node"), root.section("policy"),
-        root.section("controller"), metrics, controllerAddress);
+        root.section("controller"), metrics, controllers);
   }
 
   private static String nonBlank(ConfigTree section, String key) {

@@ -81,8 +81,8 @@ public final class NodeRuntime implements AutoCloseable {
       }
       started.push(NodeMeters.sessions(serviceNode, registry));
       local = new IntegratedServiceNode(serviceNode, registry);
-      if (config.controllerAddress() != null) {
-        controllerLink = ControllerLink.start(config.controllerAddress(), serviceNode, registry);
+      if (!config.controllers().isEmpty()) {
+        controllerLink = ControllerLink.start(config.controllers(), serviceNode, registry);
         started.push(controllerLink);
       }
       parts.add("service node: WAN " + local.wanAddress() + listeners(serviceNode));
@@ -95,7 +95,8 @@ public final class NodeRuntime implements AutoCloseable {
       started.push(ctl);
       controller = ctl.start();
       InetSocketAddress api = controller.grpcAddress();
-      parts.add(0, "controller: gRPC " + api.getHostString() + ":" + api.getPort());
+      parts.add(0, "controller: gRPC " + api.getHostString() + ":" + api.getPort()
+          + controller.consoleUrl().map(url -> ", console " + url).orElse(""));
     }
     if (config.metricsListen() != null) {
       metrics = MetricsEndpoint.start(config.metricsListen(), registry);
@@ -136,6 +137,11 @@ public final class NodeRuntime implements AutoCloseable {
   /** For an external service node with {@code node.controller}: the last policy version received, else 0. */
   public long controllerPolicyVersion() {
     return controllerLink == null ? 0 : controllerLink.policyVersion();
+  }
+
+  /** For an external service node: HOST:PORT of the controller it registers with now, else null. */
+  public String followedController() {
+    return controllerLink == null ? null : controllerLink.controller();
   }
 
   /** The metrics endpoint, or null when {@code metrics.listen} is not set. */

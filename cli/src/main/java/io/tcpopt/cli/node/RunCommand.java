@@ -1,6 +1,7 @@
 package io.tcpopt.cli.node;
 
 import io.tcpopt.cli.CliContext;
+import io.tcpopt.common.config.ConfigException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.slf4j.LoggerFactory;
@@ -32,11 +33,19 @@ public final class RunCommand implements Callable<Integer> {
     if (logFlows) {
       FlowLogging.enable();
     }
-    try (UntilStopped stop = new UntilStopped(context); NodeRuntime node = NodeRuntime.start(nodeConfig)) {
+    try (UntilStopped stop = new UntilStopped(context); NodeRuntime node = start(nodeConfig)) {
       context.err().println("tcpopt: node " + nodeConfig.name() + " running (" + node.describe() + "); Ctrl-C to stop");
       stop.await(null);
       LoggerFactory.getLogger(RunCommand.class).info("node {}: stopping", nodeConfig.name());
     }
     return 0;
+  }
+
+  private static NodeRuntime start(NodeConfig config) {
+    try {
+      return NodeRuntime.start(config);
+    } catch (ConfigException e) {
+      throw SetupHints.withHint(e, config);
+    }
   }
 }

@@ -14,8 +14,16 @@ public interface ControllerClient extends AutoCloseable {
 
   List<Views.Flow> flows(boolean closed);
 
-  /** Validates and activates a policy; returns the new active version. */
-  Views.PolicyVersion applyPolicy(String yaml, String sourceName);
+  /** Validates and activates a policy unconditionally; returns the new active version. */
+  default Views.PolicyVersion applyPolicy(String yaml, String sourceName) {
+    return applyPolicy(yaml, sourceName, 0);
+  }
+
+  /**
+   * Validates and activates a policy if {@code expectedActive} is still the active version (0 =
+   * unconditionally); a lost race fails with the controller's reason. Returns the new active version.
+   */
+  Views.PolicyVersion applyPolicy(String yaml, String sourceName, long expectedActive);
 
   /** Validates a policy without activating it; an empty list means valid. */
   List<Views.PolicyError> validatePolicy(String yaml, String sourceName);
@@ -26,8 +34,13 @@ public interface ControllerClient extends AutoCloseable {
   /** A unified diff from the active policy to {@code candidateYaml}; empty when they are the same. */
   String diff(String candidateYaml);
 
-  /** Re-activates a stored version as a new version; returns it. */
-  Views.PolicyVersion rollback(long version);
+  /** Re-activates a stored version as a new version, unconditionally; returns it. */
+  default Views.PolicyVersion rollback(long version) {
+    return rollback(version, 0);
+  }
+
+  /** As {@link #applyPolicy(String, String, long)}, re-activating stored version {@code version}. */
+  Views.PolicyVersion rollback(long version, long expectedActive);
 
   @Override
   void close();

@@ -3,8 +3,8 @@ package io.tcpopt.cli.operator;
 import io.tcpopt.cli.CliContext;
 import io.tcpopt.cli.CliException;
 import io.tcpopt.cli.output.Table;
-import io.tcpopt.cli.output.Units;
 import io.tcpopt.common.net.HostPort;
+import io.tcpopt.common.units.Units;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -149,6 +149,7 @@ public final class FlowsCommand extends OperatorCommand {
     json.put("opened", f.opened() == null ? null : f.opened().toString());
     json.put("durationMillis", f.duration() == null ? null : f.duration().toMillis());
     json.put("reason", f.reason() == null || f.reason().isEmpty() ? null : f.reason());
+    json.put("peer", f.peer() == null || f.peer().isEmpty() ? null : f.peer());
     return json;
   }
 }

@@ -53,8 +53,9 @@ import javax.net.ssl.SSLException;
 /**
  * The {@link ControllerClient} over the controller's gRPC API. Maps transport failures to the
  * one-line errors the CLI promises: UNAVAILABLE → "cannot reach controller at HOST:PORT",
- * UNAUTHENTICATED → "controller refused the credentials", INVALID_ARGUMENT → the controller's
- * description.
+ * UNAUTHENTICATED → "controller refused the credentials", PERMISSION_DENIED → "controller
+ * refused the call: " and why (e.g. a node certificate used for an operator command),
+ * INVALID_ARGUMENT → the controller's description.
  */
 final class GrpcControllerClient implements ControllerClient {
   static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
@@ -135,8 +136,9 @@ final class GrpcControllerClient implements ControllerClient {
       case DEADLINE_EXCEEDED:
         return new CliException("controller at " + target + " did not answer within " + DEADLINE_SECONDS + "s");
       case UNAUTHENTICATED:
+        return new CliException("controller refused the credentials" + (status.getDescription() == null ? "" : ": " + detail));
       case PERMISSION_DENIED:
-        return new CliException("controller refused the credentials");
+        return new CliException("controller refused the call: " + detail);
       case UNIMPLEMENTED:
         return new CliException("controller at " + target + " does not support this command: " + detail);
       default:
@@ -176,7 +178,10 @@ final class GrpcControllerClient implements ControllerClient {
           p.getRttMicros(), p.getCwndSegments(), p.getRetransmits(), p.getCongestionControl()));
     }
     return new Views.ClusterStatus(health(r.getHealth()), r.getReason(), r.getController() + " (" + target + ")",
-        r.getPolicyVersion(), r.getPolicyName(), r.getSitesList(), groups, sessions, r.getFlowsActive(), r.getFlowCapacity());
+        r.getPolicyVersion(), r.getPolicyName(), r.getSitesList(), groups, sessions, r.getFlowsActive(), r.getFlowCapacity(),
+        r.getFlowCountsList().stream()
+            .map(c -> new Views.NodeFlows(c.getNode(), c.getSite(), c.getActiveFlows(), c.getFlowCapacity()))
+            .toList());
   }
 
   @Override
@@ -205,15 +210,15 @@ final class GrpcControllerClient implements ControllerClient {
           String.join(",", f.getServicesList()), flowState(f.getState()), f.getBytesClientToServer(), f.getBytesServerToClient(),
           f.getRateBitsPerSecond(), f.getWanRttMicros(),
           f.getStartedUnixMillis() == 0 ? null : Instant.ofEpochMilli(f.getStartedUnixMillis()),
-          Duration.ofMillis(f.getDurationMillis()), f.getReason()));
+          Duration.ofMillis(f.getDurationMillis()), f.getReason(), f.getPeer()));
     }
     return out;
   }
 
   @Override
-  public Views.PolicyVersion applyPolicy(String yaml, String sourceName) {
-    ApplyPolicyResponse r = call(() -> policy.apply(
-        ApplyPolicyRequest.newBuilder().setYaml(yaml).setComment("tcpopt policy apply -f " + sourceName).build()));
+  public Views.PolicyVersion applyPolicy(String yaml, String sourceName, long expectedActive) {
+    ApplyPolicyResponse r = call(() -> policy.apply(ApplyPolicyRequest.newBuilder().setYaml(yaml)
+        .setComment("tcpopt policy apply -f " + sourceName).setExpectedActiveVersion(expectedActive).build()));
     return version(r.getInfo(), yaml);
   }
 
@@ -242,8 +247,9 @@ final class GrpcControllerClient implements ControllerClient {
   }
 
   @Override
-  public Views.PolicyVersion rollback(long version) {
-    RollbackPolicyResponse r = call(() -> policy.rollback(RollbackPolicyRequest.newBuilder().setVersion(version).build()));
+  public Views.PolicyVersion rollback(long version, long expectedActive) {
+    RollbackPolicyResponse r = call(() -> policy.rollback(
+        RollbackPolicyRequest.newBuilder().setVersion(version).setExpectedActiveVersion(expectedActive).build()));
     return version(r.getInfo(), null);
   }
 

@@ -3,10 +3,9 @@ package io.tcpopt.cli.operator;
 import io.tcpopt.cli.CliContext;
 import io.tcpopt.cli.CliException;
 import io.tcpopt.common.config.ConfigException;
+import io.tcpopt.common.config.ConfigTree;
 import io.tcpopt.common.policy.PolicyException;
-import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -32,13 +31,15 @@ import picocli.CommandLine.Option;
 public final class PolicyCommand {
   PolicyCommand() {}
 
+  /** The file's text; a missing or oversized file is one line (the size is checked before reading). */
   static String read(Path file) {
-    try {
-      return Files.readString(file);
-    } catch (NoSuchFileException e) {
+    if (!Files.exists(file)) {
       throw new CliException("cannot read policy file " + file + ": no such file");
-    } catch (IOException e) {
-      throw new CliException("cannot read policy file " + file + ": " + e.getMessage());
+    }
+    try {
+      return ConfigTree.readDocument(file);
+    } catch (ConfigException e) {
+      throw new CliException(e.getMessage());
     }
   }
 
@@ -74,15 +75,35 @@ public final class PolicyCommand {
     }
   }
 
+  /**
+   * The version a change is based on: {@code --expect-version}, else the active version read just
+   * before the change, so that two operators racing each other are told rather than overwritten.
+   */
+  static long expectedActive(ControllerClient client, long option) {
+    if (option > 0) {
+      return option;
+    }
+    try {
+      return client.policy(0).version();
+    } catch (CliException e) {
+      return 0; // no policy yet
+    }
+  }
+
   @Command(name = "apply", description = "Validate a policy file and make it the active policy.")
   static final class Apply extends WithFile {
+    @Option(names = "--expect-version", paramLabel = "N",
+        description = "Apply only if version N is still active (default: the version active when the command starts).")
+    long expectVersion;
+
     Apply(CliContext context) {
       super(context);
     }
 
     @Override
     int execute(ControllerClient client) {
-      Views.PolicyVersion v = client.applyPolicy(yaml(), file.toString());
+      String yaml = yaml();
+      Views.PolicyVersion v = client.applyPolicy(yaml, file.toString(), expectedActive(client, expectVersion));
       if (output.json()) {
         printJson(versionJson(v, false));
       } else {
@@ -178,6 +199,10 @@ public final class PolicyCommand {
     @Option(names = "--version", required = true, paramLabel = "N", description = "The version to re-activate.")
     long version;
 
+    @Option(names = "--expect-version", paramLabel = "N",
+        description = "Roll back only if version N is still active (default: the version active when the command starts).")
+    long expectVersion;
+
     Rollback(CliContext context) {
       super(context);
     }
@@ -187,7 +212,7 @@ public final class PolicyCommand {
       if (version <= 0) {
         throw new CliException("--version must be a positive policy version", CliException.USAGE);
       }
-      Views.PolicyVersion v = client.rollback(version);
+      Views.PolicyVersion v = client.rollback(version, expectedActive(client, expectVersion));
       if (output.json()) {
         printJson(versionJson(v, false));
       } else {

@@ -2,7 +2,7 @@ package io.tcpopt.cli.operator;
 
 import io.tcpopt.cli.CliContext;
 import io.tcpopt.cli.output.Table;
-import io.tcpopt.cli.output.Units;
+import io.tcpopt.common.units.Units;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -59,11 +59,27 @@ public final class StatusCommand extends OperatorCommand {
       {"Controller:", s.controller()},
       {"Policy:", s.policyVersion() > 0 ? s.policyName() + " (version " + s.policyVersion() + ")" : "none"},
       {"Sites:", s.sites().isEmpty() ? "-" : String.join(", ", s.sites())},
-      {"Flows:", s.activeFlows() + " active of " + s.flowCapacity() + " (" + percent(s.activeFlows(), s.flowCapacity()) + " used)"},
+      {"Flows:", flowsLine(s)},
     };
     for (String[] line : lines) {
       out.printf("%-12s %s%n", line[0], line[1]);
     }
+  }
+
+  /** "3 active of 20000 (0.0% used) on branch-1 (1), branch-2 (2)": the count and the nodes it covers. */
+  static String flowsLine(Views.ClusterStatus s) {
+    String line = s.activeFlows() + " active of " + s.flowCapacity() + " (" + percent(s.activeFlows(), s.flowCapacity()) + " used)";
+    if (s.flowCounts().isEmpty()) {
+      return line + ", no service node reports flows to this controller";
+    }
+    if (s.flowCounts().size() == 1) {
+      return line + " on " + s.flowCounts().get(0).node();
+    }
+    List<String> nodes = new ArrayList<>();
+    for (Views.NodeFlows n : s.flowCounts()) {
+      nodes.add(n.node() + " (" + n.activeFlows() + ")");
+    }
+    return line + " on " + String.join(", ", nodes);
   }
 
   private static Long unknownIfNegative(long n) {
@@ -124,6 +140,16 @@ public final class StatusCommand extends OperatorCommand {
     Map<String, Object> flows = new LinkedHashMap<>();
     flows.put("active", s.activeFlows());
     flows.put("capacity", s.flowCapacity());
+    List<Object> counted = new ArrayList<>();
+    for (Views.NodeFlows n : s.flowCounts()) {
+      Map<String, Object> node = new LinkedHashMap<>();
+      node.put("node", n.node());
+      node.put("site", n.site());
+      node.put("active", n.activeFlows());
+      node.put("capacity", n.flowCapacity());
+      counted.add(node);
+    }
+    flows.put("nodes", counted);
     json.put("flows", flows);
     return json;
   }

@@ -19,7 +19,11 @@ public final class Views {
       List<Group> groups,
       List<Session> sessions,
       long activeFlows,
-      long flowCapacity) {}
+      long flowCapacity,
+      List<NodeFlows> flowCounts) {}
+
+  /** One service node whose flows {@link ClusterStatus#activeFlows()} counts. */
+  public record NodeFlows(String node, String site, long activeFlows, long flowCapacity) {}
 
   public record Group(String name, String site, List<Member> members) {}
 
@@ -48,6 +52,7 @@ public final class Views {
       long flowCapacity,
       Instant lastHeartbeat) {}
 
+  /** One flow; {@code peer} is the far service node of an optimized flow, else empty. */
   public record Flow(
       String id,
       int vpn,
@@ -63,7 +68,8 @@ public final class Views {
       long wanRttMicros,
       Instant opened,
       Duration duration,
-      String reason) {}
+      String reason,
+      String peer) {}
 
   public record PolicyVersion(long version, String name, String yaml, Instant appliedAt) {}
 

@@ -34,6 +34,12 @@ public final class Table {
   }
 
   public void print(PrintStream out) {
+    lines().forEach(out::println);
+  }
+
+  /** The header line and one line per row, aligned, without line ends. */
+  public List<String> lines() {
+    List<String> out = new ArrayList<>(rows.size() + 1);
     int n = headers.size();
     int[] width = new int[n];
     boolean[] right = new boolean[n];
@@ -53,14 +59,15 @@ public final class Table {
     for (int c = 0; c < n; c++) {
       cell(line, headers.get(c).toUpperCase(), width[c], right[c], c == n - 1);
     }
-    out.println(line.toString().stripTrailing());
+    out.add(line.toString().stripTrailing());
     for (List<String> row : rows) {
       line.setLength(0);
       for (int c = 0; c < n; c++) {
         cell(line, row.get(c), width[c], right[c], c == n - 1);
       }
-      out.println(line.toString().stripTrailing());
+      out.add(line.toString().stripTrailing());
     }
+    return out;
   }
 
   private static void cell(StringBuilder line, String text, int width, boolean right, boolean last) {

@@ -42,9 +42,10 @@ class DemoWiringTest {
   }
 
   private static CliRun cli(String... args) {
-    String[] all = new String[args.length + 1];
+    String[] all = new String[args.length + 2];
     System.arraycopy(args, 0, all, 0, args.length);
     all[args.length] = "--controller=" + demo.controller();
+    all[args.length + 1] = "--token=" + demo.token();
     return CliRun.run(ControllerConnector.grpc(), all);
   }
 
@@ -58,6 +59,14 @@ class DemoWiringTest {
       assertEquals(0, active.exitCode(), active.err());
       assertTrue(active.out().contains("\"state\": \"OPTIMIZED\""), active.out());
       assertTrue(active.out().contains("\"services\": \"tcp-optimization\""), active.out());
+
+      // status counts what the flow table holds (the live count, not the last heartbeat's) and says where.
+      long listed = Pattern.compile("\"id\": ").matcher(active.out()).results().count();
+      CliRun status = cli("status");
+      assertTrue(status.out().contains("Flows:       " + listed + " active of 10000 (0.0% used) on branch-1\n"), status.out());
+      CliRun statusJson = cli("status", "-o", "json");
+      assertTrue(statusJson.out().contains("\"active\": " + listed + ","), statusJson.out());
+      assertTrue(statusJson.out().matches("(?s).*\"nodes\": \\[\\s*\\{\\s*\"node\": \"branch-1\".*"), statusJson.out());
 
       CliRun table = cli("flows");
       assertTrue(table.out().lines().anyMatch(l -> l.matches("branch-1/\\d+\\s+0\\s+127\\.0\\.0\\.1:\\d+\\s+127\\.0\\.0\\.1:\\d+\\s+branch-1\\s+tcp-optimization\\s+optimized.*")),

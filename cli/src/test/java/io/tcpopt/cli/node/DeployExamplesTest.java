@@ -3,6 +3,7 @@ package io.tcpopt.cli.node;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tcpopt.common.config.ConfigTree;
 import io.tcpopt.common.policy.CompiledPolicy;
@@ -13,6 +14,7 @@ import io.tcpopt.common.tls.DemoCertificates;
 import io.tcpopt.controller.ControllerConfig;
 import io.tcpopt.servicenode.ServiceNodeConfig;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -52,7 +54,14 @@ class DeployExamplesTest {
         assertEquals(c.name(), sn.nodeName());
       }
       if (c.roles().contains(Role.CONTROLLER)) {
-        ControllerConfig.from(c.controller(), c.name(), c.site());
+        ControllerConfig controller = ControllerConfig.from(c.controller(), c.name(), c.site());
+        InetAddress hazelcast = InetAddress.getByName(controller.cluster().bindAddress());
+        assertTrue(hazelcast.isLoopbackAddress() || hazelcast.isSiteLocalAddress(),
+            f + ": Hazelcast must be on a private or loopback address, not " + hazelcast.getHostAddress());
+        if (c.roles().contains(Role.SERVICE_NODE)) {
+          InetSocketAddress wan = ServiceNodeConfig.from(c.serviceNode(), c.name(), c.site()).wan().listen();
+          assertFalse(hazelcast.equals(wan.getAddress()), f + ": Hazelcast on the WAN address");
+        }
       }
       if (!c.policy().keys().isEmpty()) {
         PolicyDocument.fromTree(c.policy());

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.tcpopt.common.policy.Action;
 import io.tcpopt.common.policy.CompiledPolicy;
+import io.tcpopt.common.policy.DataReduction;
 import io.tcpopt.common.policy.PolicyDocument;
 import io.tcpopt.common.policy.Verdict;
 import io.tcpopt.common.profile.LegProfiles;
@@ -22,7 +23,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The policy's per-leg TCP profiles travel in the verdict, and the far node's lookup has no side effects. */
+/**
+ * The policy's per-leg TCP profiles and data reduction travel in the verdict, and the far node's
+ * lookup has no side effects.
+ */
 class PolicyDeciderTest {
   private static final String POLICY =
       """
@@ -39,9 +43,11 @@ class PolicyDeciderTest {
         sequences:
           - seq: 10
             match: { source-prefix-list: BR, destination-prefix-list: DC }
-            action: { optimize: { service-node-group: SNG, profiles: { client: SLOW-CLIENT, server: BIG-SERVER } } }
+            action: { optimize: { service-node-group: SNG, profiles: { client: SLOW-CLIENT, server: BIG-SERVER },
+                                  data-reduction: { compression: zstd, deduplication: on } } }
         default-action: pass-through
       """;
+  private static final DataReduction ZSTD_DEDUP = new DataReduction(DataReduction.Compression.ZSTD, true);
   private static final InetSocketAddress CLIENT = new InetSocketAddress("198.18.1.5", 40000);
   private static final InetSocketAddress SERVER = new InetSocketAddress("198.19.1.2", 443);
   private static final InetSocketAddress ELSEWHERE = new InetSocketAddress("198.19.9.9", 443);
@@ -58,7 +64,9 @@ class PolicyDeciderTest {
     assertEquals("BIG-SERVER", v.profiles().server().name());
     assertEquals("reno", v.profiles().server().congestionControl());
     assertEquals("BIG-SERVER", d.profiles(CLIENT, SERVER).server().name(), "the far node finds the same server profile");
+    assertEquals(ZSTD_DEDUP, v.dataReduction());
     assertNull(d.decide(CLIENT, ELSEWHERE).profiles(), "pass-through carries no profiles");
+    assertEquals(DataReduction.OFF, d.decide(CLIENT, ELSEWHERE).dataReduction());
     assertNull(d.profiles(CLIENT, ELSEWHERE));
   }
 
@@ -79,6 +87,7 @@ class PolicyDeciderTest {
     Verdict v = d.decide(CLIENT, SERVER);
     assertEquals(Action.OPTIMIZE, v.action(), v.reason());
     assertEquals("SLOW-CLIENT", v.profiles().client().name());
+    assertEquals(ZSTD_DEDUP, v.dataReduction());
     assertEquals(List.of(Action.OPTIMIZE), counted);
   }
 }

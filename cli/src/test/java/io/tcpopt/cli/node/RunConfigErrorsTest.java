@@ -65,6 +65,32 @@ class RunConfigErrorsTest {
     assertTrue(policy.errorLine().startsWith("tcpopt: policy.data-policy"), policy.err());
   }
 
+  /** As on a fresh checkout with deploy/examples/testbed/branch.yaml: the one line says how to make the certificates. */
+  @Test
+  void missingCertificatesSayHowToCreateThem() throws Exception {
+    Path certs = dir.resolve("certs");
+    String yaml = "node: {name: branch-1, site: branch, roles: [controller, service-node]}\n"
+        + "service-node:\n"
+        + "  wan:\n"
+        + "    listen: 127.0.0.1:0\n"
+        + "    tls: {certificate: " + certs.resolve("branch-1.crt") + ", private-key: " + certs.resolve("branch-1.key")
+        + ", trusted: " + certs.resolve("ca.crt") + "}\n"
+        + "  peers: [{name: dc-1, site: dc, address: 127.0.0.1:9, prefixes: [198.19.1.0/24]}]\n"
+        + "controller: {listen: 127.0.0.1:0, token-file: " + dir.resolve("secrets/operator-token") + "}\n";
+    CliRun r = runWith(yaml);
+    assertEquals(1, r.exitCode());
+    assertEquals("tcpopt: service-node.wan.tls.certificate: " + certs.resolve("branch-1.crt") + ": file not found"
+        + " (a lab CA and node certificates: tcpopt certs --out " + certs + " --nodes branch-1,dc-1)", r.errorLine());
+
+    // Following the hint gets past the certificates; the missing token file says how to make one.
+    assertEquals(0, CliRun.run(t -> null, "certs", "--out", certs.toString(), "--nodes", "branch-1,dc-1").exitCode());
+    CliRun token = runWith(yaml);
+    assertEquals(1, token.exitCode());
+    assertTrue(token.errorLine().startsWith("tcpopt: controller.token-file: cannot read token file"), token.err());
+    assertTrue(token.errorLine().endsWith("(create one: mkdir -p " + dir.resolve("secrets") + " && head -c 24 /dev/urandom | base64 > "
+        + dir.resolve("secrets/operator-token") + ")"), token.err());
+  }
+
   @Test
   void missingFileAndBadYaml() throws Exception {
     CliRun missing = CliRun.run(t -> null, "run", "--config", dir.resolve("absent.yaml").toString());

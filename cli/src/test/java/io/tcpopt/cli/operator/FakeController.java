@@ -25,7 +25,7 @@ final class FakeController implements ControllerClient {
         List.of("branch", "dc"),
         List.of(new Views.Group("SNG-APPQOE", "branch", List.of(new Views.Member("branch-1", true, 12.5)))),
         List.of(new Views.Session("branch-1", "dc-1", "dc", 3, 4, 1500, 42, 7, "bbr")),
-        5, 10000);
+        5, 10000, List.of(new Views.NodeFlows("branch-1", "branch", 5, 10000)));
   }
 
   @Override
@@ -39,17 +39,20 @@ final class FakeController implements ControllerClient {
   public List<Views.Flow> flows(boolean closed) {
     if (closed) {
       return List.of(new Views.Flow("f-3", 10, "198.18.1.2:40000", "198.19.1.2:22", "branch", "branch-1", "", "PASS_THROUGH",
-          10, 20, 0, 0, Instant.EPOCH, Duration.ofSeconds(3), "no policy sequence matched"));
+          10, 20, 0, 0, Instant.EPOCH, Duration.ofSeconds(3), "no policy sequence matched", ""));
     }
     return List.of(
         new Views.Flow("f-1", 10, "198.18.1.2:40001", "198.19.1.2:5201", "branch", "branch-1", "TCP-OPT", "OPTIMIZED",
-            64L << 20, 1024, 2.5e8, 200_000, Instant.EPOCH, Duration.ofSeconds(2), null),
+            64L << 20, 1024, 2.5e8, 200_000, Instant.EPOCH, Duration.ofSeconds(2), null, "dc-1"),
         new Views.Flow("f-2", 10, "198.18.1.3:40002", "198.19.1.9:80", "branch", "branch-2", "TCP-OPT", "OPTIMIZED",
-            10, 10, 0, 200_000, Instant.EPOCH, Duration.ofSeconds(1), null));
+            10, 10, 0, 200_000, Instant.EPOCH, Duration.ofSeconds(1), null, "dc-1"));
   }
 
   @Override
-  public Views.PolicyVersion applyPolicy(String yaml, String sourceName) {
+  public Views.PolicyVersion applyPolicy(String yaml, String sourceName, long expectedActive) {
+    if (expectedActive != 0 && expectedActive != current().version()) {
+      throw new CliException("active policy is v" + current().version() + ", not v" + expectedActive + " as expected; not applied");
+    }
     Views.PolicyVersion v = new Views.PolicyVersion(current().version() + 1, "applied", yaml, Instant.EPOCH);
     versions.add(v);
     return v;
@@ -81,9 +84,9 @@ final class FakeController implements ControllerClient {
   }
 
   @Override
-  public Views.PolicyVersion rollback(long version) {
+  public Views.PolicyVersion rollback(long version, long expectedActive) {
     Views.PolicyVersion old = policy(version);
-    return applyPolicy(old.yaml(), "rollback");
+    return applyPolicy(old.yaml(), "rollback", expectedActive);
   }
 
   private Views.PolicyVersion current() {

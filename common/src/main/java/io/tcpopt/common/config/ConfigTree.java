@@ -40,23 +40,50 @@ public final class ConfigTree {
     this.value = value;
   }
 
-  /** Reads a YAML file; a missing file or a syntax error is a {@link ConfigException}. */
+  /**
+   * The largest YAML document accepted, in characters (1 MiB: about 50,000 prefixes; a config file
+   * or policy is far smaller). Together with at most {@value #MAX_COLLECTION_ALIASES} aliases to
+   * collections and {@value #MAX_NESTING} levels of nesting, this bounds the time and memory any
+   * document (a "billion laughs" alias bomb, a deeply nested one, megabytes of prefixes) can cost
+   * before it is refused with one line.
+   */
+  public static final int MAX_DOCUMENT_CHARS = 1 << 20;
+  static final int MAX_COLLECTION_ALIASES = 10;
+  static final int MAX_NESTING = 32;
+
+  /** Reads a YAML file; a missing, oversized or unreadable file or a syntax error is a {@link ConfigException}. */
   public static ConfigTree load(Path file) {
-    String text;
+    return parse(readDocument(file), file.toString());
+  }
+
+  /**
+   * The text of a YAML file, refused without reading it when it is larger than {@link
+   * #MAX_DOCUMENT_CHARS} could need in UTF-8.
+   */
+  public static String readDocument(Path file) {
     try {
-      text = Files.readString(file);
+      long size = Files.size(file);
+      if (size > 4L * MAX_DOCUMENT_CHARS) {
+        throw new ConfigException("", file + ": too large (" + size + " bytes); a YAML document may have at most "
+            + (MAX_DOCUMENT_CHARS >> 20) + " MiB");
+      }
+      return Files.readString(file);
     } catch (IOException e) {
       throw new ConfigException("", "cannot read " + file + ": " + e.getMessage());
     }
-    return parse(text, file.toString());
   }
 
   /** Parses YAML text; {@code source} names it in error messages. */
   public static ConfigTree parse(String yaml, String source) {
+    if (yaml.length() > MAX_DOCUMENT_CHARS) {
+      throw new ConfigException("", source + ": too large (" + yaml.length() + " characters); a YAML document may have at most "
+          + (MAX_DOCUMENT_CHARS >> 20) + " MiB");
+    }
     LoaderOptions options = new LoaderOptions();
     options.setAllowDuplicateKeys(false);
-    options.setMaxAliasesForCollections(50);
-    options.setCodePointLimit(8 * 1024 * 1024);
+    options.setMaxAliasesForCollections(MAX_COLLECTION_ALIASES);
+    options.setNestingDepthLimit(MAX_NESTING);
+    options.setCodePointLimit(MAX_DOCUMENT_CHARS);
     try {
       Object root = new Yaml(new SafeConstructor(options)).load(yaml);
       return new ConfigTree("", root == null ? Map.of() : root);
@@ -64,8 +91,23 @@ public final class ConfigTree {
       String where = e.getProblemMark() == null ? "" : " at line " + (e.getProblemMark().getLine() + 1);
       throw new ConfigException("", source + ": invalid YAML" + where + ": " + e.getProblem());
     } catch (YAMLException e) {
-      throw new ConfigException("", source + ": invalid YAML: " + e.getMessage());
+      throw new ConfigException("", source + ": invalid YAML: " + limitReason(e.getMessage()));
     }
+  }
+
+  /** SnakeYAML's words for the limits above, as one line naming the limit. */
+  private static String limitReason(String message) {
+    String m = message == null ? "" : message.strip().replaceAll("\\s*\\R\\s*", " ");
+    if (m.contains("aliases")) {
+      return "more than " + MAX_COLLECTION_ALIASES + " aliases to lists or mappings (alias bombs are refused)";
+    }
+    if (m.contains("Nesting Depth")) {
+      return "nested more than " + MAX_NESTING + " levels deep";
+    }
+    if (m.contains("exceeds the limit")) {
+      return "too large; a YAML document may have at most " + (MAX_DOCUMENT_CHARS >> 20) + " MiB";
+    }
+    return m;
   }
 
   /** Wraps an already parsed value, e.g. a section handed over from another document. */

@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 /** Effective Linux capabilities of this process, read once from {@code /proc/self/status}. */
-final class LinuxCapabilities {
+public final class LinuxCapabilities {
   static final int CAP_NET_ADMIN = 12;
   private static final long EFFECTIVE = read(Path.of("/proc/self/status"));
 
@@ -14,6 +14,11 @@ final class LinuxCapabilities {
 
   static boolean has(int capability) {
     return (EFFECTIVE & (1L << capability)) != 0;
+  }
+
+  /** Whether this process may change nftables and policy routing (root or CAP_NET_ADMIN). */
+  public static boolean hasNetAdmin() {
+    return has(CAP_NET_ADMIN);
   }
 
   static long read(Path status) {

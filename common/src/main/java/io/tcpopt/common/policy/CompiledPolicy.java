@@ -126,7 +126,7 @@ public final class CompiledPolicy {
     if (a.action() == Action.OPTIMIZE) {
       return new Verdict(
           Action.OPTIMIZE, where + "optimize via " + a.serviceNodeGroup(), s.seq(), Objects.requireNonNull(a.serviceNodeGroup()), null,
-          Objects.requireNonNull(d.legProfiles(a)), 0);
+          Objects.requireNonNull(d.legProfiles(a)), 0, a.dataReduction());
     }
     return new Verdict(a.action(), where + a.action().yamlName(), s.seq(), null, null, null, 0);
   }

@@ -38,7 +38,8 @@ import org.yaml.snakeyaml.Yaml;
  *   sequences:
  *     - seq: 1
  *       match: { vpn: 10, source-prefix-list: BR10, destination-prefix-list: DC100, destination-port: [80, 443, 8000-8999] }
- *       action: { optimize: { service-node-group: SNG-APPQOE, profiles: { wan: bulk }, http-reuse: web } }
+ *       action: { optimize: { service-node-group: SNG-APPQOE, profiles: { wan: bulk }, http-reuse: web,
+ *                             data-reduction: { compression: zstd, deduplication: on } } }
  *     - seq: 21
  *       match: { destination-port: 22 }
  *       action: pass-through
@@ -226,6 +227,9 @@ public final class PolicyDocument {
       Map<String, Object> optimize = new LinkedHashMap<>();
       optimize.put("service-node-group", a.serviceNodeGroup());
       optimize.put("profiles", profiles);
+      if (!a.dataReduction().isOff()) {
+        optimize.put("data-reduction", a.dataReduction().toYamlMap());
+      }
       putIfSet(optimize, "http-reuse", a.services().httpReuse());
       putIfSet(optimize, "client-ssl", a.services().clientSsl());
       putIfSet(optimize, "server-ssl", a.services().serverSsl());

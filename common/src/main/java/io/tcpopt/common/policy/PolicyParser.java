@@ -355,7 +355,7 @@ final class PolicyParser {
       error(o, "expected a mapping with service-node-group and optional profiles");
       return null;
     }
-    check(() -> o.requireOnly("service-node-group", "profiles", "http-reuse", "client-ssl", "server-ssl"));
+    check(() -> o.requireOnly("service-node-group", "profiles", "data-reduction", "http-reuse", "client-ssl", "server-ssl"));
     String group = read(() -> o.string("service-node-group").trim());
     if (group != null && !groups.contains(group)) {
       error(o.get("service-node-group"), "unknown service-node group \"" + group + "\"");
@@ -369,16 +369,17 @@ final class PolicyParser {
     String client = profileRef(p, "client", LegProfiles.DEFAULT_CLIENT, userProfiles);
     String wan = profileRef(p, "wan", LegProfiles.DEFAULT_WAN, userProfiles);
     String server = profileRef(p, "server", LegProfiles.DEFAULT_SERVER, userProfiles);
+    DataReduction reduction = o.has("data-reduction") ? dataReduction(o.get("data-reduction")) : DataReduction.OFF;
     ServiceProfileRefs refs = new ServiceProfileRefs(
         serviceRef(o, HttpReuseProfile.KIND), serviceRef(o, ClientSslProfile.KIND), serviceRef(o, ServerSslProfile.KIND));
     ClientSslProfile clientSsl = services.resolved(ClientSslProfile.KIND, refs.clientSsl());
     if (clientSsl != null && !clientSsl.hasCertificate()) {
       error(o.get("client-ssl"), "client-ssl profile \"" + refs.clientSsl() + "\" names no certificate and private-key");
     }
-    if (errors.size() > before || group == null || client == null || wan == null || server == null) {
+    if (errors.size() > before || group == null || client == null || wan == null || server == null || reduction == null) {
       return null;
     }
-    return SequenceAction.optimize(group, client, wan, server, refs);
+    return SequenceAction.optimize(group, client, wan, server, refs).withDataReduction(reduction);
   }
 
   /** An optional reference to an application profile of {@code kind} ({@code http-reuse: NAME}, ...). */
@@ -391,6 +392,43 @@ final class PolicyParser {
       error(o.get(kind.what()), "unknown " + kind.what() + " profile \"" + name + "\"");
     }
     return name;
+  }
+
+  /** {@code data-reduction: { compression: none|lz4|zstd, deduplication: on|off }}, both optional. */
+  private DataReduction dataReduction(ConfigTree d) {
+    if (!d.isMap()) {
+      error(d, "expected a mapping with compression (none, lz4, zstd) and deduplication (on, off)");
+      return null;
+    }
+    int before = errors.size();
+    check(() -> d.requireOnly("compression", "deduplication"));
+    DataReduction.Compression compression = DataReduction.Compression.NONE;
+    if (d.has("compression")) {
+      String word = read(() -> d.string("compression").trim());
+      compression = word == null ? null : DataReduction.Compression.ofYaml(word);
+      if (word != null && compression == null) {
+        error(d.get("compression"), "unknown compression \"" + word + "\" (expected none, lz4 or zstd)");
+      }
+    }
+    Boolean dedup = d.has("deduplication") ? onOff(d.get("deduplication")) : Boolean.FALSE;
+    return errors.size() > before ? null : new DataReduction(compression, dedup);
+  }
+
+  /** YAML reads on/off/true/false as booleans; a quoted "on" or "off" is accepted too. */
+  private Boolean onOff(ConfigTree t) {
+    Object raw = t.raw();
+    if (raw instanceof Boolean) {
+      return (Boolean) raw;
+    }
+    String word = String.valueOf(raw).trim();
+    if (word.equals("on") || word.equals("true")) {
+      return true;
+    }
+    if (word.equals("off") || word.equals("false")) {
+      return false;
+    }
+    error(t, "expected on or off, got \"" + word + "\"");
+    return null;
   }
 
   private String profileRef(ConfigTree p, String leg, String defaultName, Set<String> userProfiles) {

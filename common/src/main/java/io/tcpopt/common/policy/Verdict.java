@@ -18,12 +18,21 @@ import java.util.Objects;
  * @param profiles TCP profile per leg, null for the node's {@code lan} defaults; the intercepting
  *     node applies the client profile, the far node (deciding the same flow) the server profile
  * @param policyVersion version of the policy that decided, 0 without one
+ * @param dataReduction compression and deduplication on the WAN leg; {@link DataReduction#OFF}
+ *     unless an optimize action asks for some (never null)
  */
 public record Verdict(Action action, String reason, int sequence, String serviceNodeGroup, String serviceNode, LegProfiles profiles,
-    long policyVersion) {
+    long policyVersion, DataReduction dataReduction) {
   public Verdict {
     Objects.requireNonNull(action, "action");
     reason = reason == null ? "" : reason;
+    dataReduction = dataReduction == null || action != Action.OPTIMIZE ? DataReduction.OFF : dataReduction;
+  }
+
+  /** A verdict without data reduction. */
+  public Verdict(Action action, String reason, int sequence, String serviceNodeGroup, String serviceNode, LegProfiles profiles,
+      long policyVersion) {
+    this(action, reason, sequence, serviceNodeGroup, serviceNode, profiles, policyVersion, DataReduction.OFF);
   }
 
   /** Optimize, without placement or policy version. */
@@ -44,7 +53,7 @@ public record Verdict(Action action, String reason, int sequence, String service
    * placed passes through), why, the member placed on (or null), the policy version.
    */
   public Verdict settled(Action action, String reason, String serviceNode, long policyVersion) {
-    return new Verdict(action, reason, sequence, serviceNodeGroup, serviceNode, profiles, policyVersion);
+    return new Verdict(action, reason, sequence, serviceNodeGroup, serviceNode, profiles, policyVersion, dataReduction);
   }
 
   /** True when the policy's default action decided (no sequence matched). */

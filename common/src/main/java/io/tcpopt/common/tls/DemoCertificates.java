@@ -50,6 +50,11 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  * <p>Layout of {@code dir}: {@code ca.crt}, {@code ca.key}, {@code NODE.crt}, {@code NODE.key}. An
  * existing {@code ca.crt}/{@code ca.key} pair in {@code dir} is reused, so nodes can be added to a
  * running deployment later; node files are always rewritten.
+ *
+ * <p>Operator certificates ({@link #generateOperators}) come from a second, separate CA ({@code
+ * operator-ca.crt}, {@code operator-ca.key}) and carry clientAuth only and no DNS name: a
+ * controller lists that CA as {@code controller.operator-ca}, which is how it tells an operator's
+ * certificate from a node's. A node certificate can never act as an operator, whatever it names.
  */
 public final class DemoCertificates {
   private static final Pattern NODE_NAME = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*");
@@ -70,23 +75,39 @@ public final class DemoCertificates {
    * @throws UncheckedIOException when the directory or a file cannot be written
    */
   public static Map<String, TlsFiles> generate(Path dir, List<String> nodeNames) {
-    if (nodeNames.isEmpty()) {
-      throw new IllegalArgumentException("no node names given");
+    return generate(dir, nodeNames, "ca", "tcpopt demo CA", true);
+  }
+
+  /**
+   * Writes the operator CA ({@code operator-ca.crt}, reused when present) and one client certificate
+   * per operator ({@code NAME.crt}, {@code NAME.key}) into {@code dir}; each entry's trusted file is
+   * the operator CA. Same failures as {@link #generate}.
+   */
+  public static Map<String, TlsFiles> generateOperators(Path dir, List<String> operatorNames) {
+    return generate(dir, operatorNames, "operator-ca", "tcpopt operator CA", false);
+  }
+
+  private static Map<String, TlsFiles> generate(Path dir, List<String> names, String caName, String caSubject, boolean nodes) {
+    if (names.isEmpty()) {
+      throw new IllegalArgumentException("no " + (nodes ? "node" : "operator") + " names given");
     }
-    for (String name : nodeNames) {
-      if (!NODE_NAME.matcher(name).matches() || name.length() > 253 || name.equals("ca")) {
-        throw new IllegalArgumentException("node name \"" + name + "\" is not a DNS name (letters, digits, '-', '.'), or is \"ca\"");
+    for (String name : names) {
+      if (!NODE_NAME.matcher(name).matches() || name.length() > 253 || name.equals("ca") || name.equals("operator-ca")) {
+        throw new IllegalArgumentException((nodes ? "node" : "operator") + " name \"" + name
+            + "\" is not a DNS name (letters, digits, '-', '.'), or is \"ca\" or \"operator-ca\"");
       }
     }
     try {
       Files.createDirectories(dir);
-      Path caCert = dir.resolve("ca.crt");
-      Path caKeyFile = dir.resolve("ca.key");
-      Issuer ca = Files.exists(caCert) && Files.exists(caKeyFile) ? Issuer.load(caCert, caKeyFile) : Issuer.create(caCert, caKeyFile);
+      Path caCert = dir.resolve(caName + ".crt");
+      Path caKeyFile = dir.resolve(caName + ".key");
+      Issuer ca = Files.exists(caCert) && Files.exists(caKeyFile)
+          ? Issuer.load(caCert, caKeyFile)
+          : Issuer.create(caCert, caKeyFile, caSubject);
       Map<String, TlsFiles> out = new LinkedHashMap<>();
-      for (String name : nodeNames) {
+      for (String name : names) {
         KeyPair keys = newKeyPair();
-        X509Certificate cert = ca.issueNode(name, keys.getPublic());
+        X509Certificate cert = nodes ? ca.issueNode(name, keys.getPublic()) : ca.issueOperator(name, keys.getPublic());
         Path certFile = dir.resolve(name + ".crt");
         Path keyFile = dir.resolve(name + ".key");
         writePem(certFile, cert, false);
@@ -103,9 +124,10 @@ public final class DemoCertificates {
 
   /** The CA that signs node certificates. */
   private record Issuer(X509Certificate certificate, PrivateKey key) {
-    static Issuer create(Path certFile, Path keyFile) throws GeneralSecurityException, OperatorCreationException, IOException {
+    static Issuer create(Path certFile, Path keyFile, String name)
+        throws GeneralSecurityException, OperatorCreationException, IOException {
       KeyPair keys = newKeyPair();
-      X500Name subject = new X500Name("CN=tcpopt demo CA " + Long.toHexString(RANDOM.nextLong() >>> 16));
+      X500Name subject = new X500Name("CN=" + name + " " + Long.toHexString(RANDOM.nextLong() >>> 16));
       Instant now = Instant.now();
       JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
       X509v3CertificateBuilder b =
@@ -127,17 +149,12 @@ public final class DemoCertificates {
         PemMaterial.requireMatch(key, cert);
         return new Issuer(cert, key);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("existing CA in " + certFile.getParent() + " is unusable (" + e.getMessage() + "); remove ca.crt and ca.key to create a new one", e);
+        throw new IllegalArgumentException("existing CA in " + certFile.getParent() + " is unusable (" + e.getMessage() + "); remove "
+            + certFile.getFileName() + " and " + keyFile.getFileName() + " to create a new one", e);
       }
     }
 
     X509Certificate issueNode(String name, PublicKey publicKey) throws GeneralSecurityException, OperatorCreationException, IOException {
-      Instant now = Instant.now();
-      JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
-      Date notAfter = Date.from(now.plus(NODE_VALIDITY));
-      if (notAfter.after(certificate.getNotAfter())) {
-        notAfter = certificate.getNotAfter();
-      }
       GeneralNames sans =
           new GeneralNames(
               new GeneralName[] {
@@ -146,18 +163,36 @@ public final class DemoCertificates {
                 new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
               });
       X509v3CertificateBuilder b =
-          new JcaX509v3CertificateBuilder(
-                  certificate, serial(), Date.from(now.minus(BACKDATE)), notAfter, new X500Name("CN=" + name), publicKey)
-              .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
-              .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyAgreement))
+          leaf(name, publicKey)
               .addExtension(
                   Extension.extendedKeyUsage,
                   false,
                   new ExtendedKeyUsage(new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth}))
-              .addExtension(Extension.subjectAlternativeName, false, sans)
-              .addExtension(Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(publicKey))
-              .addExtension(Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(certificate));
+              .addExtension(Extension.subjectAlternativeName, false, sans);
       return sign(b, key);
+    }
+
+    /** An operator's client certificate: CN=name, clientAuth only, no DNS name. */
+    X509Certificate issueOperator(String name, PublicKey publicKey) throws GeneralSecurityException, OperatorCreationException, IOException {
+      X509v3CertificateBuilder b =
+          leaf(name, publicKey)
+              .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_clientAuth));
+      return sign(b, key);
+    }
+
+    private X509v3CertificateBuilder leaf(String name, PublicKey publicKey) throws GeneralSecurityException, IOException {
+      Instant now = Instant.now();
+      JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
+      Date notAfter = Date.from(now.plus(NODE_VALIDITY));
+      if (notAfter.after(certificate.getNotAfter())) {
+        notAfter = certificate.getNotAfter();
+      }
+      return new JcaX509v3CertificateBuilder(
+              certificate, serial(), Date.from(now.minus(BACKDATE)), notAfter, new X500Name("CN=" + name), publicKey)
+          .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
+          .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyAgreement))
+          .addExtension(Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(publicKey))
+          .addExtension(Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(certificate));
     }
   }
 

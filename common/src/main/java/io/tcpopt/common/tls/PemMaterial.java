@@ -28,13 +28,13 @@ import org.bouncycastle.pkcs.PKCS8EncryptedPrivateKeyInfo;
  * whose message says what is wrong with the file, without the file name (callers add the field
  * or file it came from).
  */
-final class PemMaterial {
+public final class PemMaterial {
   private static final byte[] PROBE = "tcpopt key/certificate match probe".getBytes(StandardCharsets.US_ASCII);
 
   private PemMaterial() {}
 
   /** All X.509 certificates in a PEM file, in file order; at least one. */
-  static List<X509Certificate> certificates(Path file) {
+  public static List<X509Certificate> certificates(Path file) {
     try (InputStream in = Files.newInputStream(file)) {
       Collection<? extends java.security.cert.Certificate> read =
           CertificateFactory.getInstance("X.509").generateCertificates(in);

@@ -7,14 +7,19 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Optional;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.TrustManagerFactory;
 import javax.security.auth.x500.X500Principal;
 
 /**
@@ -58,6 +63,43 @@ public final class TlsContexts {
   }
 
   /**
+   * A JDK {@link SSLContext} for an HTTPS server (the controller's web console): presents this
+   * identity and verifies client certificates, when a client offers one, against the trusted CAs.
+   * Whether a certificate is asked for is the server's setting (want, not need).
+   */
+  public static SSLContext jdkServer(TlsFiles files) {
+    return jdkServer(files, List.of());
+  }
+
+  /** As {@link #jdkServer(TlsFiles)}, also trusting client certificates from {@code extraTrusted} (e.g. an operator CA). */
+  public static SSLContext jdkServer(TlsFiles files, List<X509Certificate> extraTrusted) {
+    Material m = Material.load(files);
+    try {
+      char[] password = new char[0];
+      KeyStore keys = KeyStore.getInstance("PKCS12");
+      keys.load(null, null);
+      keys.setKeyEntry("identity", m.key, password, m.chain);
+      KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      kmf.init(keys, password);
+      KeyStore trust = KeyStore.getInstance("PKCS12");
+      trust.load(null, null);
+      for (int i = 0; i < m.trusted.length; i++) {
+        trust.setCertificateEntry("ca-" + i, m.trusted[i]);
+      }
+      for (int i = 0; i < extraTrusted.size(); i++) {
+        trust.setCertificateEntry("extra-" + i, extraTrusted.get(i));
+      }
+      TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init(trust);
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+      return context;
+    } catch (GeneralSecurityException | java.io.IOException e) {
+      throw new IllegalArgumentException("cannot build a TLS context from " + files.certificateChain() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
    * The identity in the verified peer certificate: its first DNS subject alternative name, else its
    * subject CN. Empty before the handshake completed.
    */
@@ -71,8 +113,16 @@ public final class TlsContexts {
     if (peer.length == 0 || !(peer[0] instanceof X509Certificate cert)) {
       return Optional.empty();
     }
+    return Optional.ofNullable(identity(cert));
+  }
+
+  /**
+   * The name a certificate identifies: its first DNS subject alternative name, else its subject CN;
+   * null when it has neither. The one rule for a node's (and an operator's) name everywhere.
+   */
+  public static String identity(X509Certificate cert) {
     String dns = firstDnsName(cert);
-    return Optional.ofNullable(dns != null ? dns : subjectCommonName(cert));
+    return dns != null ? dns : subjectCommonName(cert);
   }
 
   /** The provider contexts are built with: OpenSSL (BoringSSL) when usable, else the JDK's. */

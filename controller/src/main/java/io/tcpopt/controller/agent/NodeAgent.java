@@ -3,6 +3,7 @@ package io.tcpopt.controller.agent;
 import io.grpc.CallCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
+import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
@@ -16,6 +17,7 @@ import io.tcpopt.proto.v1.RegisterResponse;
 import io.tcpopt.proto.v1.WatchEvent;
 import io.tcpopt.proto.v1.WatchRequest;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executor;
@@ -28,15 +30,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps one service node known to the controller cluster over a gRPC channel the caller owns (TLS
- * with the node's certificate in production, in-process in tests):
+ * Keeps one service node known to the controller cluster over gRPC channels the caller owns, one
+ * per controller of its site (TLS with the node's certificate in production, in-process in tests):
  *
  * <ul>
- *   <li>registers, then sends a heartbeat (built by {@code state}) every interval the controller
- *       asked for; re-registers when the controller no longer knows the node;
+ *   <li>registers with the current controller, then sends a heartbeat (built by {@code state})
+ *       every interval the controller asked for; re-registers when the controller no longer knows
+ *       the node or the heartbeat stream breaks;
+ *   <li>fails over: a registration that fails moves on to the next controller of the list (all of
+ *       them share one Hazelcast cluster, so any one will do); the watch follows;
  *   <li>keeps a watch stream open and hands every pushed policy and peer list to the listeners;
- *   <li>retries everything with exponential backoff (capped at {@code maxBackoff}) while the
- *       controller is unreachable, keeping the last policy it received.
+ *   <li>retries with exponential backoff (capped at {@code maxBackoff}) once every controller has
+ *       failed in a row, keeping the last policy it received meanwhile.
  * </ul>
  *
  * All work runs on one scheduler thread of its own; listeners are called on gRPC threads.
@@ -44,7 +49,8 @@ import org.slf4j.LoggerFactory;
 public final class NodeAgent implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NodeAgent.class);
 
-  private final NodeServiceGrpc.NodeServiceStub stub;
+  private final List<NodeServiceGrpc.NodeServiceStub> stubs;
+  private final List<String> targets;
   private final RegisterRequest registration;
   private final Supplier<HeartbeatRequest> state;
   private final Consumer<Policy> onPolicy;
@@ -60,12 +66,26 @@ public final class NodeAgent implements AutoCloseable {
   private long generation;
   private long registerBackoffMillis = 100;
   private long watchBackoffMillis = 100;
+  /** The controller registrations and the watch go to; moved on by {@link #failover}. */
+  private volatile int current;
+  /** Controllers that failed in a row: a full round of them backs off, a partial one tries the next at once. */
+  private int failedInRow;
 
   private NodeAgent(
-      ManagedChannel channel, Optional<String> token, RegisterRequest registration, Supplier<HeartbeatRequest> state,
+      List<ManagedChannel> channels, Optional<String> token, RegisterRequest registration, Supplier<HeartbeatRequest> state,
       Consumer<Policy> onPolicy, Consumer<List<NodeInfo>> onPeers, Duration maxBackoff) {
-    NodeServiceGrpc.NodeServiceStub s = NodeServiceGrpc.newStub(channel);
-    this.stub = token.isPresent() ? s.withCallCredentials(bearer(token.get())) : s;
+    if (channels.isEmpty()) {
+      throw new IllegalArgumentException("no controller channel");
+    }
+    List<NodeServiceGrpc.NodeServiceStub> list = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (ManagedChannel channel : channels) {
+      NodeServiceGrpc.NodeServiceStub s = NodeServiceGrpc.newStub(channel);
+      list.add(token.isPresent() ? s.withCallCredentials(bearer(token.get())) : s);
+      names.add(channel.authority());
+    }
+    this.stubs = List.copyOf(list);
+    this.targets = List.copyOf(names);
     this.registration = registration;
     this.state = state;
     this.onPolicy = onPolicy;
@@ -87,7 +107,14 @@ public final class NodeAgent implements AutoCloseable {
   public static NodeAgent start(
       ManagedChannel channel, Optional<String> token, RegisterRequest registration, Supplier<HeartbeatRequest> state,
       Consumer<Policy> onPolicy, Consumer<List<NodeInfo>> onPeers, Duration maxBackoff) {
-    NodeAgent agent = new NodeAgent(channel, token, registration, state, onPolicy, onPeers, maxBackoff);
+    return start(List.of(channel), token, registration, state, onPolicy, onPeers, maxBackoff);
+  }
+
+  /** As the single-channel {@code start}, with one channel per controller, failing over along them in order. */
+  public static NodeAgent start(
+      List<ManagedChannel> channels, Optional<String> token, RegisterRequest registration, Supplier<HeartbeatRequest> state,
+      Consumer<Policy> onPolicy, Consumer<List<NodeInfo>> onPeers, Duration maxBackoff) {
+    NodeAgent agent = new NodeAgent(channels, token, registration, state, onPolicy, onPeers, maxBackoff);
     agent.scheduler.execute(agent::register);
     agent.scheduler.execute(agent::watch);
     return agent;
@@ -102,30 +129,37 @@ public final class NodeAgent implements AutoCloseable {
     return registered;
   }
 
+  /** The address of the controller the agent registers with now. */
+  public String controller() {
+    return targets.get(current);
+  }
+
   private void register() {
     if (closed) {
       return;
     }
-    stub.register(registration, new StreamObserver<RegisterResponse>() {
+    int at = current;
+    stubs.get(at).register(registration, new StreamObserver<RegisterResponse>() {
       @Override
       public void onNext(RegisterResponse r) {
         heartbeatInterval = Duration.ofMillis(Math.max(50, r.getHeartbeatIntervalMillis()));
         registered = true;
-        log.info("node {} registered with controller {} (heartbeat every {} ms)", registration.getName(), r.getController(),
-            heartbeatInterval.toMillis());
+        log.info("node {} registered with controller {} at {} (heartbeat every {} ms)", registration.getName(), r.getController(),
+            targets.get(at), heartbeatInterval.toMillis());
       }
 
       @Override
       public void onError(Throwable t) {
         registered = false;
-        log.debug("registration of {} failed: {}", registration.getName(), t.toString());
-        scheduler.execute(() -> later(NodeAgent.this::register, registerBackoffMillis = backoff(registerBackoffMillis)));
+        log.debug("registration of {} at {} failed: {}", registration.getName(), targets.get(at), t.toString());
+        scheduler.execute(() -> later(NodeAgent.this::register, failover(at, t)));
       }
 
       @Override
       public void onCompleted() {
         scheduler.execute(() -> {
           registerBackoffMillis = 100;
+          failedInRow = 0;
           openHeartbeats();
           long current = ++generation;
           later(() -> beat(current), heartbeatInterval.toMillis());
@@ -134,8 +168,33 @@ public final class NodeAgent implements AutoCloseable {
     });
   }
 
+  /**
+   * Moves on from controller {@code failed} (scheduler thread): the next one is tried at once until
+   * every controller has failed in a row, then with the growing backoff. Returns the delay.
+   */
+  private long failover(int failed, Throwable why) {
+    if (failed != current) {
+      return 0; // someone already moved on
+    }
+    failedInRow++;
+    if (stubs.size() > 1) {
+      current = (failed + 1) % stubs.size();
+      log.info("node {}: controller {} failed ({}); trying {}", registration.getName(), targets.get(failed),
+          Status.fromThrowable(why).getCode(),
+          targets.get(current));
+      if (watch != null) {
+        watch.cancel("failing over to " + targets.get(current), null); // re-opens at the new controller
+      }
+    }
+    if (failedInRow < stubs.size()) {
+      return 0;
+    }
+    failedInRow = 0;
+    return registerBackoffMillis = backoff(registerBackoffMillis);
+  }
+
   private void openHeartbeats() {
-    beats = stub.heartbeat(new StreamObserver<HeartbeatResponse>() {
+    beats = stubs.get(current).heartbeat(new StreamObserver<HeartbeatResponse>() {
       @Override
       public void onNext(HeartbeatResponse ack) {
         if (!ack.getKnown() && registered) {
@@ -185,7 +244,7 @@ public final class NodeAgent implements AutoCloseable {
       return;
     }
     long known = policy == null ? 0 : policy.getInfo().getVersion();
-    stub.watch(WatchRequest.newBuilder().setName(registration.getName()).setKnownPolicyVersion(known).build(),
+    stubs.get(current).watch(WatchRequest.newBuilder().setName(registration.getName()).setKnownPolicyVersion(known).build(),
         new ClientResponseObserver<WatchRequest, WatchEvent>() {
           @Override
           public void beforeStart(ClientCallStreamObserver<WatchRequest> call) {

@@ -1,90 +1,86 @@
 package io.tcpopt.controller.api;
 
+import io.grpc.Context;
+import io.grpc.Contexts;
 import io.grpc.Grpc;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
+import io.tcpopt.controller.auth.AuthenticationException;
+import io.tcpopt.controller.auth.Authenticator;
+import io.tcpopt.controller.auth.Caller;
 import io.tcpopt.proto.v1.NodeServiceGrpc;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.security.cert.Certificate;
-import java.util.Optional;
+import java.util.List;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Lets a call through when it carries {@code authorization: Bearer <token>} matching the
- * configured token, or arrives over TLS with a client certificate the server verified against its
- * trusted CA (always enough for the node service; enough for operator services when {@code
- * clientCertificateAuth}). With neither a token nor TLS configured the API is open. Anything else
- * is refused with {@code UNAUTHENTICATED} before the service sees it.
+ * Authenticates every call with the {@link Authenticator} and authorizes it by role: the node
+ * service (register, heartbeat, watch) is open to nodes and operators, every other method (policy
+ * changes and reads, status, and anything added later) to operators only. No credentials, or
+ * credentials that identify nobody, get {@code UNAUTHENTICATED}; a node certificate on an
+ * operator method gets {@code PERMISSION_DENIED}. The caller is attached to the call's {@link
+ * Context} ({@link #CALLER}) so that the node service can hold a node to its own name.
  */
 final class AuthInterceptor implements ServerInterceptor {
   static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
-  private static final String BEARER = "Bearer ";
+  /** The authenticated caller of the current call; set for every call that reaches a service. */
+  static final Context.Key<Caller> CALLER = Context.key("tcpopt-caller");
 
-  private final Optional<byte[]> token;
-  private final boolean tls;
-  private final boolean clientCertificateAuth;
+  /** For calls that were authenticated before they reached the API (the console's in-process channel): an operator. */
+  static final ServerInterceptor INTERNAL = new ServerInterceptor() {
+    @Override
+    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+      return Contexts.interceptCall(Context.current().withValue(CALLER, new Caller(Caller.Role.OPERATOR, "internal")), call, headers, next);
+    }
+  };
 
-  AuthInterceptor(Optional<String> token, boolean tls, boolean clientCertificateAuth) {
-    this.token = token.map(t -> t.getBytes(StandardCharsets.UTF_8));
-    this.tls = tls;
-    this.clientCertificateAuth = clientCertificateAuth;
-  }
+  private static final Logger log = LoggerFactory.getLogger(AuthInterceptor.class);
 
-  /** Whether every call is let through (no token, no TLS). */
-  boolean open() {
-    return token.isEmpty() && !tls;
+  private final Authenticator authenticator;
+
+  AuthInterceptor(Authenticator authenticator) {
+    this.authenticator = authenticator;
   }
 
   @Override
-  public <Q, R> ServerCall.Listener<Q> interceptCall(
-      ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
-    String refusal = refusal(call, headers);
-    if (refusal == null) {
-      return next.startCall(call, headers);
+  public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+    Caller caller;
+    try {
+      caller = authenticator.identify(headers.get(AUTHORIZATION), verifiedChain(call));
+    } catch (AuthenticationException e) {
+      return refuse(call, Status.UNAUTHENTICATED.withDescription(e.getMessage()));
     }
-    call.close(Status.UNAUTHENTICATED.withDescription(refusal), new Metadata());
+    boolean nodeService = NodeServiceGrpc.SERVICE_NAME.equals(call.getMethodDescriptor().getServiceName());
+    if (!nodeService && !caller.isOperator()) {
+      log.warn("refused {} to {}: operators only", call.getMethodDescriptor().getBareMethodName(), caller);
+      return refuse(call, Status.PERMISSION_DENIED.withDescription(
+          "node certificate \"" + caller.name() + "\" may only register, heartbeat and watch as itself; "
+              + call.getMethodDescriptor().getFullMethodName() + " needs operator credentials (token or operator certificate)"));
+    }
+    return Contexts.interceptCall(Context.current().withValue(CALLER, caller), call, headers, next);
+  }
+
+  private static <Q, R> ServerCall.Listener<Q> refuse(ServerCall<Q, R> call, Status status) {
+    call.close(status, new Metadata());
     return new ServerCall.Listener<>() {};
   }
 
-  private String refusal(ServerCall<?, ?> call, Metadata headers) {
-    if (open()) {
-      return null;
-    }
-    boolean nodeCall = NodeServiceGrpc.SERVICE_NAME.equals(call.getMethodDescriptor().getServiceName());
-    if ((nodeCall || clientCertificateAuth) && verifiedClientCertificate(call)) {
-      return null;
-    }
-    String header = headers.get(AUTHORIZATION);
-    if (token.isPresent() && header != null && header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
-      byte[] presented = header.substring(BEARER.length()).trim().getBytes(StandardCharsets.UTF_8);
-      if (MessageDigest.isEqual(presented, token.get())) {
-        return null;
-      }
-      return "invalid bearer token";
-    }
-    if (token.isPresent()) {
-      return nodeCall
-          ? "node calls need a verified client certificate or the bearer token"
-          : "missing bearer token (authorization: Bearer <token>)";
-    }
-    return "a verified client certificate is required";
-  }
-
-  private static boolean verifiedClientCertificate(ServerCall<?, ?> call) {
+  private static List<Certificate> verifiedChain(ServerCall<?, ?> call) {
     SSLSession session = call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION);
     if (session == null) {
-      return false;
+      return List.of();
     }
     try {
       Certificate[] chain = session.getPeerCertificates();
-      return chain != null && chain.length > 0;
+      return chain == null ? List.of() : List.of(chain);
     } catch (SSLPeerUnverifiedException e) {
-      return false;
+      return List.of();
     }
   }
 }

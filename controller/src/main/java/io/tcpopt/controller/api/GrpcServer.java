@@ -6,10 +6,13 @@ import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
+import io.tcpopt.common.tls.PemMaterial;
 import io.tcpopt.common.tls.TlsFiles;
 import io.tcpopt.controller.ControllerConfig;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -54,7 +57,7 @@ public final class GrpcServer implements AutoCloseable {
             .maxConcurrentCallsPerConnection(config.maxConcurrentCallsPerConnection())
             .permitKeepAliveTime(10, TimeUnit.SECONDS)
             .permitKeepAliveWithoutCalls(true);
-    config.tls().ifPresent(tls -> builder.sslContext(sslContext(tls)));
+    config.tls().ifPresent(tls -> builder.sslContext(sslContext(tls, config.operatorCas())));
     services.forEach(builder::addService);
     Server server = builder.build();
     try {
@@ -67,10 +70,13 @@ public final class GrpcServer implements AutoCloseable {
     return new GrpcServer(server, executor);
   }
 
-  static SslContext sslContext(TlsFiles tls) {
+  /** Client certificates are verified against the node CA(s) and the operator CA(s); the roles are decided per call. */
+  static SslContext sslContext(TlsFiles tls, List<X509Certificate> operatorCas) {
     try {
+      List<X509Certificate> trusted = new ArrayList<>(PemMaterial.certificates(tls.trustedCertificates()));
+      trusted.addAll(operatorCas);
       return GrpcSslContexts.forServer(tls.certificateChain().toFile(), tls.privateKey().toFile())
-          .trustManager(tls.trustedCertificates().toFile())
+          .trustManager(trusted.toArray(X509Certificate[]::new))
           .clientAuth(ClientAuth.OPTIONAL)
           .protocols("TLSv1.3")
           .build();

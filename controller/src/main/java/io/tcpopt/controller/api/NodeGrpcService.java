@@ -1,8 +1,10 @@
 package io.tcpopt.controller.api;
 
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.tcpopt.controller.auth.Caller;
 import io.tcpopt.controller.membership.NodeRecord;
 import io.tcpopt.controller.membership.NodeRegistry;
 import io.tcpopt.controller.membership.NodeRole;
@@ -46,6 +48,7 @@ final class NodeGrpcService extends NodeServiceGrpc.NodeServiceImplBase {
 
   @Override
   public void register(RegisterRequest request, StreamObserver<RegisterResponse> out) {
+    Caller caller = AuthInterceptor.CALLER.get();
     PolicyGrpcService.respond(out, () -> {
       requireField(request.getName(), "name");
       requireField(request.getSite(), "site");
@@ -53,6 +56,16 @@ final class NodeGrpcService extends NodeServiceGrpc.NodeServiceImplBase {
         throw Status.INVALID_ARGUMENT.withDescription("flow_capacity: must not be negative").asRuntimeException();
       }
       NodeRole role = role(request);
+      requireSelf(caller, request.getName(), "register as");
+      if (!caller.isOperator()) {
+        if (role != NodeRole.SERVICE_NODE) {
+          throw denied(caller, "register with role " + role.label() + " (controllers register themselves in the cluster)");
+        }
+        NodeRecord existing = nodes.get(request.getName()).orElse(null);
+        if (existing != null && !existing.role().equals(NodeRole.SERVICE_NODE)) {
+          throw denied(caller, "replace the " + existing.role().label() + " record named " + request.getName());
+        }
+      }
       long capacity = role.servesFlows() && request.getFlowCapacity() == 0 ? 10_000 : request.getFlowCapacity();
       nodes.register(
           request.getName(), request.getSite(), request.getGroup(), role, request.getWanAddress(),
@@ -79,11 +92,18 @@ final class NodeGrpcService extends NodeServiceGrpc.NodeServiceImplBase {
 
   @Override
   public StreamObserver<HeartbeatRequest> heartbeat(StreamObserver<HeartbeatResponse> out) {
+    Caller caller = AuthInterceptor.CALLER.get();
     return new StreamObserver<>() {
       @Override
       public void onNext(HeartbeatRequest beat) {
         if (beat.getName().isEmpty()) {
           out.onError(Status.INVALID_ARGUMENT.withDescription("name: is required").asRuntimeException());
+          return;
+        }
+        try {
+          requireSelf(caller, beat.getName(), "heartbeat as");
+        } catch (StatusRuntimeException e) {
+          out.onError(e);
           return;
         }
         boolean known;
@@ -113,6 +133,12 @@ final class NodeGrpcService extends NodeServiceGrpc.NodeServiceImplBase {
 
   @Override
   public void watch(WatchRequest request, StreamObserver<WatchEvent> plainOut) {
+    try {
+      requireSelf(AuthInterceptor.CALLER.get(), request.getName(), "watch as");
+    } catch (StatusRuntimeException e) {
+      plainOut.onError(e);
+      return;
+    }
     ServerCallStreamObserver<WatchEvent> out = (ServerCallStreamObserver<WatchEvent>) plainOut;
     Watcher watcher = new Watcher(out, request.getKnownPolicyVersion());
     out.setOnCancelHandler(watcher::stop);
@@ -185,6 +211,21 @@ final class NodeGrpcService extends NodeServiceGrpc.NodeServiceImplBase {
   private long activeVersion() {
     ActivePolicy a = policies.active();
     return a == null ? 0 : a.versionNumber();
+  }
+
+  /** A node may act only as the node its certificate names; operators as any. */
+  private static void requireSelf(Caller caller, String name, String action) {
+    if (caller == null) {
+      throw Status.PERMISSION_DENIED.withDescription("unauthenticated call reached the node service").asRuntimeException();
+    }
+    if (!caller.isOperator() && !caller.name().equals(name)) {
+      throw denied(caller, action + " \"" + name + "\"");
+    }
+  }
+
+  private static StatusRuntimeException denied(Caller caller, String what) {
+    log.warn("refused: {} may not {}", caller, what);
+    return Status.PERMISSION_DENIED.withDescription("node certificate \"" + caller.name() + "\" may not " + what).asRuntimeException();
   }
 
   private static void requireField(String value, String field) {

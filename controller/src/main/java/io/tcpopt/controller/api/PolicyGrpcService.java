@@ -86,7 +86,8 @@ final class PolicyGrpcService extends PolicyServiceGrpc.PolicyServiceImplBase {
       if (request.getVersion() <= 0) {
         throw ApiErrors.invalid("version: must be a stored version number", List.of(new FieldError("version", "must be a stored version number")));
       }
-      PolicyVersion v = store.rollback(request.getVersion());
+      long expected = request.getExpectedActiveVersion() == 0 ? -1 : request.getExpectedActiveVersion();
+      PolicyVersion v = store.rollback(request.getVersion(), expected);
       return RollbackPolicyResponse.newBuilder().setInfo(info(v, true)).build();
     });
   }

@@ -15,6 +15,7 @@ import io.tcpopt.proto.v1.FlowsRequest;
 import io.tcpopt.proto.v1.FlowsResponse;
 import io.tcpopt.proto.v1.GroupStatus;
 import io.tcpopt.proto.v1.Health;
+import io.tcpopt.proto.v1.NodeFlowCount;
 import io.tcpopt.proto.v1.NodeInfo;
 import io.tcpopt.proto.v1.NodesRequest;
 import io.tcpopt.proto.v1.NodesResponse;
@@ -70,6 +71,8 @@ final class StatusGrpcService extends StatusServiceGrpc.StatusServiceImplBase {
     if (!quorum) {
       problems.add("policy writes refused: " + members + " of " + cluster.config().minimumClusterSize() + " needed controllers visible");
     }
+    cluster.exposureProblem().ifPresent(problems::add);
+    localNode.get().ifPresent(n -> problems.addAll(n.problems()));
     ActivePolicy policy = policies.active();
     if (policy != null) {
       b.setPolicyVersion(policy.versionNumber()).setPolicyName(policy.version().name());
@@ -81,14 +84,10 @@ final class StatusGrpcService extends StatusServiceGrpc.StatusServiceImplBase {
     sites.add(site);
     b.addAllSites(sites);
 
-    long capacity = 0;
-    long active = 0;
     if (policy != null) {
       for (Map.Entry<String, String> g : policy.groupSites().entrySet()) {
         GroupStatus group = group(g.getKey(), g.getValue());
         b.addGroups(group);
-        capacity += group.getFlowCapacity();
-        active += group.getActiveFlows();
         if (group.getHealthyMembers() == 0) {
           problems.add("group " + g.getKey() + " has no healthy service node (its flows pass through)");
         } else if (group.getHealthyMembers() < group.getMembersCount()) {
@@ -98,13 +97,13 @@ final class StatusGrpcService extends StatusServiceGrpc.StatusServiceImplBase {
           problems.add("group " + g.getKey() + " at " + Math.round(group.getLoadPercent()) + "% of flow capacity: new flows pass through");
         }
       }
-    } else {
-      for (NodeRecord r : nodes.snapshot()) {
-        if (r.role().servesFlows() && nodes.isHealthy(r)) {
-          capacity += r.flowCapacity();
-          active += r.activeFlows();
-        }
-      }
+    }
+    long capacity = 0;
+    long active = 0;
+    for (NodeFlowCount c : flowCounts()) {
+      b.addFlowCounts(c);
+      capacity += c.getFlowCapacity();
+      active += c.getActiveFlows();
     }
     for (PeerSession s : sessions()) {
       b.addSessions(s);
@@ -133,12 +132,13 @@ final class StatusGrpcService extends StatusServiceGrpc.StatusServiceImplBase {
       if (!r.role().servesFlows() || !r.site().equals(site) || !(r.group().isEmpty() || r.group().equals(name))) {
         continue;
       }
+      NodeRecord live = live(r);
       boolean ok = nodes.isHealthy(r);
-      g.addMembers(nodeInfo(r, ok, nodes.expiry()));
+      g.addMembers(nodeInfo(live, ok, nodes.expiry()));
       if (ok) {
         healthy++;
-        capacity += r.flowCapacity();
-        active += r.activeFlows();
+        capacity += live.flowCapacity();
+        active += live.activeFlows();
       }
     }
     double load = capacity == 0 ? 0 : active * 100.0 / capacity;
@@ -148,6 +148,33 @@ final class StatusGrpcService extends StatusServiceGrpc.StatusServiceImplBase {
         .setLoadPercent(load)
         .setOverloaded(healthy > 0 && load >= FlowDistributor.OVERLOAD_PERCENT)
         .build();
+  }
+
+  /**
+   * The nodes whose flows {@link #flows} lists, in the same order: the integrated node (its live
+   * count) and every node that reported to this controller (as of its last heartbeat).
+   */
+  private List<NodeFlowCount> flowCounts() {
+    List<NodeFlowCount> out = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    localNode.get().ifPresent(n -> {
+      seen.add(n.name());
+      out.add(NodeFlowCount.newBuilder().setNode(n.name()).setSite(n.site()).setActiveFlows(n.activeFlows())
+          .setFlowCapacity(n.flowCapacity()).build());
+    });
+    for (String node : new TreeSet<>(reports.all().keySet())) {
+      if (seen.add(node)) {
+        nodes.get(node).ifPresent(r -> out.add(NodeFlowCount.newBuilder().setNode(node).setSite(r.site())
+            .setActiveFlows(r.activeFlows()).setFlowCapacity(r.flowCapacity()).build()));
+      }
+    }
+    return out;
+  }
+
+  /** {@code r}, with the live flow count when it is the integrated node of this JVM (the registry lags a heartbeat). */
+  private NodeRecord live(NodeRecord r) {
+    Optional<LocalServiceNode> local = localNode.get();
+    return local.isPresent() && local.get().name().equals(r.name()) ? r.withActiveFlows(local.get().activeFlows()) : r;
   }
 
   private List<PeerSession> sessions() {
@@ -166,7 +193,7 @@ final class StatusGrpcService extends StatusServiceGrpc.StatusServiceImplBase {
       NodesResponse.Builder b = NodesResponse.newBuilder();
       for (NodeRecord r : nodes.snapshot()) {
         if (request.getSite().isEmpty() || request.getSite().equals(r.site())) {
-          b.addNodes(nodeInfo(r, nodes.isHealthy(r), nodes.expiry()));
+          b.addNodes(nodeInfo(live(r), nodes.isHealthy(r), nodes.expiry()));
         }
       }
       return b.build();

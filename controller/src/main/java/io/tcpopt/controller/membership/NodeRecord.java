@@ -1,9 +1,7 @@
 package io.tcpopt.controller.membership;
 
-import java.io.Serializable;
-
 /**
- * A node as registered in the cluster, with its last reported load.
+ * A node as registered in the cluster, with its last reported load (stored as Compact data, {@code MembershipSerializers}).
  *
  * @param name unique node name
  * @param site site it serves
@@ -30,8 +28,7 @@ public record NodeRecord(
     long policyVersion,
     long registeredAtMillis,
     long lastHeartbeatMillis,
-    String controller)
-    implements Serializable {
+    String controller) {
 
   public NodeRecord {
     group = group == null ? "" : group;
@@ -42,6 +39,13 @@ public record NodeRecord(
   /** Load as a percentage of capacity; 0 without capacity. */
   public double loadPercent() {
     return flowCapacity <= 0 ? 0 : activeFlows * 100.0 / flowCapacity;
+  }
+
+  /** This record with another active-flow count (e.g. a live count that is newer than the last heartbeat). */
+  public NodeRecord withActiveFlows(long active) {
+    return new NodeRecord(
+        name, site, group, role, address, handoffAddress, flowCapacity, active, policyVersion, registeredAtMillis,
+        lastHeartbeatMillis, controller);
   }
 
   NodeRecord withHeartbeat(long active, long version, long atMillis, String by) {

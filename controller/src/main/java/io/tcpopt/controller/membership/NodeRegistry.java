@@ -8,6 +8,7 @@ import com.hazelcast.map.listener.EntryAddedListener;
 import com.hazelcast.map.listener.EntryEvictedListener;
 import com.hazelcast.map.listener.EntryRemovedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
+import com.hazelcast.nio.serialization.compact.CompactSerializer;
 import io.tcpopt.controller.cluster.ClusterMember;
 import java.time.Clock;
 import java.time.Duration;
@@ -37,6 +38,9 @@ public final class NodeRegistry implements AutoCloseable {
   static final String MAP = ClusterMember.MEMBERSHIP_MAPS;
 
   private static final Logger log = LoggerFactory.getLogger(NodeRegistry.class);
+
+  /** How the registry's records and entry processor travel through Hazelcast (give them to {@code ClusterMember.start}). */
+  public static final List<CompactSerializer<?>> STORED_TYPES = MembershipSerializers.ALL;
 
   private final IMap<String, NodeRecord> nodes;
   private final ClusterMember cluster;
@@ -146,10 +150,10 @@ public final class NodeRegistry implements AutoCloseable {
 
   static final class Beat implements EntryProcessor<String, NodeRecord, NodeRecord> {
     private static final long serialVersionUID = 1L;
-    private final long activeFlows;
-    private final long policyVersion;
-    private final long atMillis;
-    private final String controller;
+    final long activeFlows;
+    final long policyVersion;
+    final long atMillis;
+    final String controller;
 
     Beat(long activeFlows, long policyVersion, long atMillis, String controller) {
       this.activeFlows = activeFlows;

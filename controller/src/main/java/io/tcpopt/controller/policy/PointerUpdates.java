@@ -3,7 +3,11 @@ package io.tcpopt.controller.policy;
 import com.hazelcast.map.EntryProcessor;
 import java.util.Map;
 
-/** Entry processors run on the partition owner of the pointer entry, so each is atomic. */
+/**
+ * Entry processors run on the partition owner of the pointer entry, so each is atomic. They travel
+ * between members as Compact data ({@link PolicySerializers}); the {@code serialVersionUID}s only
+ * satisfy {@code EntryProcessor extends Serializable}.
+ */
 final class PointerUpdates {
   private PointerUpdates() {}
 
@@ -32,6 +36,14 @@ final class PointerUpdates {
     Activate(long version, long expectedActive) {
       this.version = version;
       this.expectedActive = expectedActive;
+    }
+
+    long version() {
+      return version;
+    }
+
+    long expectedActive() {
+      return expectedActive;
     }
 
     @Override

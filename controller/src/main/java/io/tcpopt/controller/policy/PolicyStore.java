@@ -5,6 +5,7 @@ import com.hazelcast.core.HazelcastInstanceNotActiveException;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.listener.EntryAddedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
+import com.hazelcast.nio.serialization.compact.CompactSerializer;
 import com.hazelcast.splitbrainprotection.SplitBrainProtectionException;
 import io.tcpopt.common.policy.PolicyDocument;
 import io.tcpopt.common.policy.PolicyException;
@@ -43,6 +44,9 @@ public final class PolicyStore implements AutoCloseable {
   static final String POINTER_KEY = "active";
 
   private static final Logger log = LoggerFactory.getLogger(PolicyStore.class);
+
+  /** How the store's values and entry processors travel through Hazelcast (give them to {@code ClusterMember.start}). */
+  public static final List<CompactSerializer<?>> STORED_TYPES = PolicySerializers.ALL;
 
   private final ClusterMember cluster;
   private final String controllerName;
@@ -112,14 +116,24 @@ public final class PolicyStore implements AutoCloseable {
     return store(yaml, candidate.document().name(), comment, expectedActive);
   }
 
-  /** Stores the document of {@code version} again as a new active version. */
+  /** Stores the document of {@code version} again as a new active version, unconditionally. */
   public PolicyVersion rollback(long version) {
+    return rollback(version, -1);
+  }
+
+  /**
+   * Stores the document of {@code version} again as a new active version, if {@code expectedActive}
+   * is still active (negative = unconditionally).
+   *
+   * @throws PolicyStoreException CONFLICT when another apply or rollback won the race
+   */
+  public PolicyVersion rollback(long version, long expectedActive) {
     PolicyVersion old =
         get(version)
             .orElseThrow(
                 () -> new PolicyStoreException(PolicyStoreException.Kind.NOT_FOUND, "no policy version " + version, null));
     ActivePolicy.of(old); // the old document must still validate with this software version
-    return store(old.yaml(), old.name(), "rollback to v" + version, -1);
+    return store(old.yaml(), old.name(), "rollback to v" + version, expectedActive);
   }
 
   private PolicyVersion store(String yaml, String name, String comment, long expectedActive) {

@@ -1,13 +1,12 @@
 package io.tcpopt.controller.policy;
 
-import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * One stored, immutable policy version as kept in the cluster.
+ * One stored, immutable policy version as kept in the cluster (as Compact data, {@link PolicySerializers}).
  *
  * @param version number, from 1, strictly growing
  * @param name the data-policy name
@@ -17,8 +16,7 @@ import java.util.HexFormat;
  * @param comment operator comment, or {@code rollback to vN}
  */
 public record PolicyVersion(
-    long version, String name, String yaml, String appliedBy, long appliedAtMillis, String comment)
-    implements Serializable {
+    long version, String name, String yaml, String appliedBy, long appliedAtMillis, String comment) {
 
   /** Hex SHA-256 of the YAML text. */
   public String sha256() {

@@ -10,6 +10,7 @@ import io.grpc.inprocess.InProcessServerBuilder;
 import io.tcpopt.controller.Policies;
 import io.tcpopt.controller.TestClusters;
 import io.tcpopt.controller.api.ControllerApi;
+import io.tcpopt.controller.auth.Authenticator;
 import io.tcpopt.controller.cluster.ClusterMember;
 import io.tcpopt.controller.membership.NodeRegistry;
 import io.tcpopt.controller.policy.PolicyStore;
@@ -31,12 +32,12 @@ import org.junit.jupiter.api.Test;
 class NodeAgentTest {
   @Test
   void registersHeartbeatsFollowsPolicyAndRegistersAgainWhenForgotten() throws Exception {
-    ClusterMember cluster = ClusterMember.start(TestClusters.single(), "ctl-agent");
+    ClusterMember cluster = TestClusters.start(TestClusters.single(), "ctl-agent");
     PolicyStore policies = new PolicyStore(cluster, "ctl-agent", Clock.systemUTC(), Duration.ofSeconds(1));
     NodeRegistry nodes = new NodeRegistry(cluster, Clock.systemUTC(), Duration.ofSeconds(3));
     ControllerApi api = new ControllerApi(
         new ControllerApi.Context("ctl-agent", "dc", cluster, policies, nodes, Optional::empty, Duration.ofMillis(300), Clock.systemUTC()),
-        Optional.of("t"), false, false);
+        new Authenticator(Optional.of("t"), false, List.of()));
     String name = InProcessServerBuilder.generateName();
     InProcessServerBuilder builder = InProcessServerBuilder.forName(name);
     api.services().forEach(builder::addService);

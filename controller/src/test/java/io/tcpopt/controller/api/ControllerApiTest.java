@@ -20,6 +20,7 @@ import io.grpc.stub.StreamObserver;
 import io.tcpopt.controller.LocalServiceNode;
 import io.tcpopt.controller.Policies;
 import io.tcpopt.controller.TestClusters;
+import io.tcpopt.controller.auth.Authenticator;
 import io.tcpopt.controller.cluster.ClusterMember;
 import io.tcpopt.controller.distribution.FlowDispatcher;
 import io.tcpopt.controller.membership.NodeRegistry;
@@ -143,7 +144,7 @@ class ControllerApiTest {
 
   @BeforeAll
   void start() throws Exception {
-    cluster = ClusterMember.start(TestClusters.single(), "ctl-api");
+    cluster = TestClusters.start(TestClusters.single(), "ctl-api");
     policies = new PolicyStore(cluster, "ctl-api", Clock.systemUTC(), Duration.ofSeconds(1));
     nodes = new NodeRegistry(cluster, Clock.systemUTC(), Duration.ofSeconds(5));
     nodes.register("br-int", "branch", "", io.tcpopt.controller.membership.NodeRole.INTEGRATED, "198.18.0.1:7800", "", 1000, "ctl-api");
@@ -152,7 +153,7 @@ class ControllerApiTest {
         new ControllerApi(
             new ControllerApi.Context("ctl-api", "branch", cluster, policies, nodes, () -> Optional.of(local),
                 Duration.ofMillis(500), Clock.systemUTC()),
-            Optional.of(TOKEN), false, true);
+            new Authenticator(Optional.of(TOKEN), false, List.of()));
     String name = InProcessServerBuilder.generateName();
     InProcessServerBuilder builder = InProcessServerBuilder.forName(name).directExecutor();
     api.services().forEach(builder::addService);
@@ -292,6 +293,27 @@ class ControllerApiTest {
     assertEquals(before, after, "nothing stored, active version unchanged");
   }
 
+  @Test
+  void hostileYamlIsRefusedAndNothingIsStored() {
+    ListPolicyVersionsResponse before = policy.listVersions(ListPolicyVersionsRequest.getDefaultInstance());
+    StringBuilder bomb = new StringBuilder("a: &a [x, x, x, x, x, x, x, x, x]\n");
+    for (char c = 'b'; c <= 'i'; c++) {
+      bomb.append(c).append(": &").append(c).append(" [").append(("*" + (char) (c - 1) + ",").repeat(8)).append('*').append((char) (c - 1)).append("]\n");
+    }
+    StringBuilder prefixes = new StringBuilder("prefix-lists:\n  BIG:\n");
+    for (int i = 0; prefixes.length() < (2 << 20); i++) {
+      prefixes.append("    - 10.").append((i >> 16) & 255).append('.').append((i >> 8) & 255).append('.').append(i & 255).append("/32\n");
+    }
+    for (String yaml : List.of(bomb.toString(), "a: " + "[".repeat(10_000) + "]".repeat(10_000), prefixes.toString())) {
+      StatusRuntimeException e =
+          assertThrows(StatusRuntimeException.class, () -> policy.apply(ApplyPolicyRequest.newBuilder().setYaml(yaml).build()));
+      assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+      String why = e.getStatus().getDescription();
+      assertTrue(why.contains("alias bombs are refused") || why.contains("nested more than 32 levels") || why.contains("at most 1 MiB"), why);
+    }
+    assertEquals(before, policy.listVersions(ListPolicyVersionsRequest.getDefaultInstance()), "nothing stored");
+  }
+
   // ---- authentication ---------------------------------------------------------------------------
 
   @Test
@@ -376,7 +398,7 @@ class ControllerApiTest {
 
   @Test
   void statusShowsPolicyGroupsSessionsAndCapacity() {
-    nodes.heartbeat("br-int", 2, 0, "ctl-api");
+    nodes.heartbeat("br-int", 0, 0, "ctl-api");
     StatusResponse s = status.status(StatusRequest.getDefaultInstance());
     assertEquals("ctl-api", s.getController());
     assertEquals(policy.listVersions(ListPolicyVersionsRequest.getDefaultInstance()).getActiveVersion(), s.getPolicyVersion());
@@ -389,6 +411,10 @@ class ControllerApiTest {
     assertTrue(s.getSessionsList().stream().anyMatch(p -> p.getPeer().equals("dc-1") && p.getReporter().equals("br-int")
         && p.getCongestionControl().equals("bbr")));
     assertTrue(s.getFlowCapacity() >= 1000);
+    // The integrated node counts live (2), not as of its last heartbeat; the total is what the listed nodes hold.
+    assertTrue(s.getFlowCountsList().stream().anyMatch(c -> c.getNode().equals("br-int") && c.getActiveFlows() == 2
+        && c.getFlowCapacity() == 1000), s.getFlowCountsList().toString());
+    assertEquals(s.getFlowCountsList().stream().mapToLong(c -> c.getActiveFlows()).sum(), s.getFlowsActive());
   }
 
   @Test

@@ -52,7 +52,7 @@ class ClusterPolicyTest {
     final FlowDispatcher dispatcher;
 
     Member(ClusterConfig config, String name) {
-      cluster = ClusterMember.start(config, name);
+      cluster = TestClusters.start(config, name);
       policies = new PolicyStore(cluster, name, Clock.systemUTC(), Duration.ofSeconds(2));
       nodes = new NodeRegistry(cluster, Clock.systemUTC(), Duration.ofSeconds(5));
       dispatcher = new FlowDispatcher(policies::active, this::candidates, new FlowDistributor(1000));

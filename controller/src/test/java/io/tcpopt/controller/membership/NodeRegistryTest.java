@@ -35,7 +35,7 @@ class NodeRegistryTest {
 
   @BeforeAll
   void start() {
-    cluster = ClusterMember.start(TestClusters.single(), "ctl");
+    cluster = TestClusters.start(TestClusters.single(), "ctl");
     policies = new PolicyStore(cluster, "ctl", clock, Duration.ofSeconds(1));
     policies.apply(Policies.BRANCH_TO_DC, "test", -1);
   }

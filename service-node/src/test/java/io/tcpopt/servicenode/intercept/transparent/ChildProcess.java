@@ -91,6 +91,12 @@ final class ChildProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  /** SIGKILL, as a crash or the OOM killer would: no shutdown hook runs. Returns once the process is gone. */
+  void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(10, TimeUnit.SECONDS);
+  }
+
   /** Kills the tool and everything it started (the JVM under {@code ip netns exec}). */
   @Override
   public void close() {

@@ -2,6 +2,7 @@ package io.tcpopt.servicenode.intercept.transparent;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tcpopt.common.netfilter.Commands;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -47,7 +47,7 @@ class TestbedConfigsTest {
     assertEquals(List.of("198.18.1.0/24"), t.sources());
     assertEquals(List.of("198.19.1.0/24"), t.destinations());
     // The rules these settings produce are valid for nft (prefix syntax checked here).
-    assertTrue(TproxyRules.nftScript(t.port(), 1, t.sources(), t.destinations()).contains("tproxy to :7900"));
+    assertTrue(String.join("; ", TproxyRules.tableBody(t.port(), 1, t.sources(), t.destinations())).contains("tproxy to :7900"));
 
     PolicyDocument policy = PolicyDocument.fromTree(root.get("policy"));
     assertEquals("testbed-appqoe", policy.name());

@@ -2,10 +2,13 @@ package io.tcpopt.servicenode.intercept.transparent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.tcpopt.common.netfilter.Commands;
+import io.tcpopt.common.testing.NamespacePrivileges;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -21,19 +24,18 @@ class TproxyRulesTest {
   }
 
   @Test
-  void scriptReplacesTheTableAndDivertsOnlyMatchingFlows() {
-    String script = TproxyRules.nftScript(7900, 1, List.of("198.18.1.0/24"), List.of("198.19.1.7/24", "198.19.2.1"));
-    assertTrue(script.startsWith("add table ip tcpopt\ndelete table ip tcpopt\ntable ip tcpopt {"), script);
-    assertTrue(script.contains("type filter hook prerouting priority mangle;"), script);
-    assertTrue(script.contains("meta l4proto tcp socket transparent 1 meta mark set 0x1 accept"), script);
-    assertTrue(script.contains("fib daddr type local accept"), script);
-    assertTrue(script.contains("meta l4proto tcp ip saddr { 198.18.1.0/24 } ip daddr { 198.19.1.0/24, 198.19.2.1/32 } meta mark set 0x1 tproxy to :7900"), script);
+  void tableDivertsOnlyMatchingFlows() {
+    String body = String.join("; ", TproxyRules.tableBody(7900, 1, List.of("198.18.1.0/24"), List.of("198.19.1.7/24", "198.19.2.1")));
+    assertTrue(body.startsWith("chain prerouting {; type filter hook prerouting priority mangle; policy accept;"), body);
+    assertTrue(body.contains("meta l4proto tcp socket transparent 1 meta mark set 0x1 accept"), body);
+    assertTrue(body.contains("fib daddr type local accept"), body);
+    assertTrue(body.contains("meta l4proto tcp ip saddr { 198.18.1.0/24 } ip daddr { 198.19.1.0/24, 198.19.2.1/32 } meta mark set 0x1 tproxy to :7900"), body);
   }
 
   @Test
   void noFiltersMeansAnyForeignDestination() {
-    String script = TproxyRules.nftScript(7900, 0x2a, List.of(), List.of());
-    assertTrue(script.contains("    meta l4proto tcp meta mark set 0x2a tproxy to :7900\n"), script);
+    List<String> body = TproxyRules.tableBody(7900, 0x2a, List.of(), List.of());
+    assertTrue(body.contains("meta l4proto tcp meta mark set 0x2a tproxy to :7900"), body::toString);
   }
 
   @Test
@@ -43,36 +45,70 @@ class TproxyRulesTest {
     assertThrows(TproxyException.class, () -> TproxyRules.prefixes("source", List.of("198.18.1.0/33")));
     TproxyException v6 = assertThrows(TproxyException.class, () -> TproxyRules.prefixes("destination", List.of("2001:db8::/32")));
     assertTrue(v6.getMessage().contains("IPv6"), v6.getMessage());
-    assertThrows(TproxyException.class, () -> TproxyRules.nftScript(0, 1, List.of(), List.of()));
-    assertThrows(TproxyException.class, () -> TproxyRules.nftScript(7900, 0, List.of(), List.of()));
+    assertThrows(TproxyException.class, () -> TproxyRules.tableBody(0, 1, List.of(), List.of()));
+    assertThrows(TproxyException.class, () -> TproxyRules.tableBody(7900, 0, List.of(), List.of()));
   }
 
   @Test
-  void installsReplacesAndRemovesExactlyItsRulesInANamespace() {
+  void installsAKernelOwnedTableAndRemovesExactlyItsRules() {
     Commands ns = privateNamespace();
 
     TproxyRules first = TproxyRules.install(ns, 7900, 1, 100, List.of("198.18.1.0/24"), List.of("198.19.1.0/24"));
     String table = ns.run(null, "nft", "list", "table", "ip", "tcpopt").stdout();
-    assertTrue(table.contains("tproxy to :7900"), table);
-    assertTrue(ns.run(null, "ip", "rule", "show").stdout().contains("fwmark 0x1 lookup 100"));
-    assertTrue(ns.run(null, "ip", "route", "show", "table", "100").stdout().contains("local default dev lo"));
+    assertTrue(table.contains("tproxy to :7900") && table.contains("flags owner"), table);
+    assertNull(first.failToWire(), "this kernel owns the table: nothing to report");
+    assertTrue(ns.run(null, "ip", "rule", "show").stdout().contains("fwmark 0x1 lookup 100 proto 149"));
+    assertTrue(ns.run(null, "ip", "route", "show", "table", "100").stdout().contains("local default dev lo proto 149"));
 
-    // A second install (a restarted node that found stale state) replaces, never duplicates.
-    TproxyRules second = TproxyRules.install(ns, 7901, 1, 100, List.of(), List.of());
-    String replaced = ns.run(null, "nft", "list", "ruleset").stdout();
-    assertEquals(1, count(replaced, "table ip tcpopt"), replaced);
-    assertTrue(replaced.contains("tproxy to :7901") && !replaced.contains(":7900"), replaced);
-    assertEquals(1, count(ns.run(null, "ip", "rule", "show").stdout(), "fwmark 0x1"));
+    // Nobody else may replace or delete a table with a live owner: a second node is refused.
+    TproxyException twice = assertThrows(TproxyException.class, () -> TproxyRules.install(ns, 7901, 1, 100, List.of(), List.of()));
+    assertTrue(twice.getMessage().contains("Operation not permitted"), twice.getMessage());
+    Commands.Result delete = ns.run(null, "nft", "delete", "table", "ip", "tcpopt");
+    assertFalse(delete.ok(), "an owned table cannot be deleted by another process");
+    assertTrue(ns.run(null, "ip", "rule", "show").stdout().contains("fwmark 0x1 lookup 100 proto 149"), "the refused install removed nothing");
 
-    // The second found the rule and route present: closing it removes only its nft table.
-    second.close();
+    first.close();
+    first.close();
     assertFalse(ns.run(null, "nft", "list", "ruleset").stdout().contains("tcpopt"));
-    assertTrue(ns.run(null, "ip", "rule", "show").stdout().contains("fwmark 0x1 lookup 100"));
-
-    first.close();
-    first.close();
     assertFalse(ns.run(null, "ip", "rule", "show").stdout().contains("fwmark"));
     assertEquals("", ns.run(null, "ip", "route", "show", "table", "100").stdout().strip());
+  }
+
+  @Test
+  void replacesLeftoversOfAnEarlierRunAndLeavesOthersRulesAlone() {
+    Commands ns = privateNamespace();
+    // What a node killed together with its guard leaves: a table without owner, tagged rule and route.
+    assertTrue(ns.run("table ip tcpopt { chain prerouting { type filter hook prerouting priority mangle; }; }\n", "nft", "-f", "-").ok());
+    assertTrue(ns.run(null, "ip", "rule", "add", "fwmark", "1", "lookup", "100", "proto", "149").ok());
+    assertTrue(ns.run(null, "ip", "route", "add", "local", "0.0.0.0/0", "dev", "lo", "table", "100", "proto", "149").ok());
+
+    TproxyRules rules = TproxyRules.install(ns, 7901, 1, 100, List.of(), List.of());
+    String ruleset = ns.run(null, "nft", "list", "ruleset").stdout();
+    assertEquals(1, count(ruleset, "table ip tcpopt"), ruleset);
+    assertTrue(ruleset.contains("flags owner") && ruleset.contains("tproxy to :7901"), ruleset);
+    assertEquals(1, count(ns.run(null, "ip", "rule", "show").stdout(), "fwmark 0x1"), "adopted, not duplicated");
+    rules.close();
+    assertFalse(ns.run(null, "nft", "list", "ruleset").stdout().contains("tcpopt"));
+    assertFalse(ns.run(null, "ip", "rule", "show").stdout().contains("fwmark"), "the adopted leftovers are removed at close");
+    assertEquals("", ns.run(null, "ip", "route", "show", "table", "100").stdout().strip());
+
+    // A rule without tcpopt's tag is someone else's: used, never removed.
+    assertTrue(ns.run(null, "ip", "rule", "add", "fwmark", "1", "lookup", "100").ok());
+    TproxyRules.install(ns, 7902, 1, 100, List.of(), List.of()).close();
+    assertTrue(ns.run(null, "ip", "rule", "show").stdout().contains("fwmark 0x1 lookup 100"));
+  }
+
+  @Test
+  void withoutTableOwnershipItSaysSoAndStillRemovesEverything() {
+    privateNamespace();
+    // A kernel without the owner flag, simulated: the flag turns into a syntax error on the way to nft.
+    Commands oldKernel = new Commands(List.of("ip", "netns", "exec", namespace, "sh", "-c",
+        "sed -u 's/flags owner;/flags unsupported;/' | \"$0\" \"$@\""));
+    TproxyRules rules = TproxyRules.install(oldKernel, 7900, 1, 100, List.of(), List.of());
+    assertTrue(rules.failToWire().startsWith("kernel lacks nftables table ownership"), rules.failToWire());
+    rules.close();
+    assertFalse(oldKernel.run(null, "nft", "list", "ruleset").stdout().contains("tcpopt"));
+    assertFalse(oldKernel.run(null, "ip", "rule", "show").stdout().contains("fwmark"));
   }
 
   @Test
@@ -85,7 +121,7 @@ class TproxyRulesTest {
   }
 
   private Commands privateNamespace() {
-    assumeTrue(TestPrivileges.canCreateNamespaces(), TestPrivileges.reason());
+    assumeTrue(NamespacePrivileges.canCreateNamespaces(), NamespacePrivileges.reason());
     Commands root = new Commands(List.of());
     NamespaceLab.removeStale(root);
     namespace = "tcpopt-rules-" + ProcessHandle.current().pid();

@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.tcpopt.common.netfilter.Commands;
+import io.tcpopt.common.testing.NamespacePrivileges;
 import io.tcpopt.common.tls.DemoCertificates;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +24,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Transparent interception in the namespace testbed (root and {@code ip netns} required, else
@@ -29,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * namespace; each test builds and removes its own namespaces.
  */
 class TransparentInterceptionTest {
+  private static final Logger log = LoggerFactory.getLogger(TransparentInterceptionTest.class);
   private static final Duration START = Duration.ofSeconds(60);
   private static final Pattern SHA = Pattern.compile("sha256=([0-9a-f]{64})");
   private static final List<String> QUICK_JVM = List.of("-XX:TieredStopAtLevel=1", "-Xmx128m");
@@ -42,7 +47,7 @@ class TransparentInterceptionTest {
 
   @BeforeEach
   void requireRoot() {
-    assumeTrue(TestPrivileges.canCreateNamespaces(), TestPrivileges.reason());
+    assumeTrue(NamespacePrivileges.canCreateNamespaces(), NamespacePrivileges.reason());
   }
 
   @AfterEach
@@ -55,10 +60,8 @@ class TransparentInterceptionTest {
   @Test
   void tproxyRulesDivertClientFlowsToATransparentListenerAndLeaveNoTrace() throws Exception {
     lab = NamespaceLab.create("tproxy");
-    ChildProcess server = lab.java(SERVER, "server", DigestTool.class, QUICK_JVM, "server", "5201");
-    server.awaitLine(l -> l.startsWith("LISTENING"), START);
-    ChildProcess probe = lab.java(BRANCH, "probe", TransparentProbe.class, QUICK_JVM, "7900", "198.18.1.0/24", "198.19.1.0/24");
-    probe.awaitLine(l -> l.equals("READY"), START);
+    ChildProcess server = server();
+    ChildProcess probe = probe("probe");
 
     ChildProcess client = lab.java(CLIENT, "client", DigestTool.class, QUICK_JVM, "client", "198.19.1.2", "5201", "5", "262144");
     assertEquals("DONE ok=5 failed=0", client.awaitLine(l -> l.startsWith("DONE"), START), () -> String.join("\n", client.lines()));
@@ -81,6 +84,59 @@ class TransparentInterceptionTest {
     assertEquals(digests(direct.lines(), "FLOW"), awaitDigests(server, 3));
     assertTrue(server.lines().stream().filter(l -> l.startsWith("CONN")).allMatch(l -> l.contains("remote=198.18.1.2:")),
         () -> String.join("\n", server.lines()));
+  }
+
+  @Test
+  void aKilledNodeTakesItsInterceptionWithItAndARestartInstallsItAgain() throws Exception {
+    lab = NamespaceLab.create("kill");
+    ChildProcess server = server();
+    ChildProcess probe = probe("probe");
+    assertTrue(lab.exec(BRANCH, "ip", "rule", "show").stdout().contains("fwmark 0x1 lookup 100 proto 149"));
+
+    probe.kill();
+    long killed = System.nanoTime();
+    long tableGone = awaitGone(() -> lab.exec(BRANCH, "nft", "list", "ruleset").stdout().contains("tcpopt"));
+    long routingGone = awaitGone(() -> lab.exec(BRANCH, "ip", "rule", "show").stdout().contains("fwmark")
+        || !lab.exec(BRANCH, "ip", "route", "show", "table", "100").stdout().isBlank());
+    log.info("after SIGKILL: nftables table gone in {} ms, ip rule and route in {} ms",
+        (tableGone - killed) / 1_000_000, (routingGone - killed) / 1_000_000);
+
+    // Nothing of the dead node remains in the path: the client reaches the real server.
+    ChildProcess direct = lab.java(CLIENT, "client-direct", DigestTool.class, QUICK_JVM, "client", "198.19.1.2", "5201", "1", "65536");
+    assertEquals("DONE ok=1 failed=0", direct.awaitLine(l -> l.startsWith("DONE"), START), () -> String.join("\n", direct.lines()));
+    assertEquals(digests(direct.lines(), "FLOW"), awaitDigests(server, 1));
+
+    // A restarted node installs its interception again.
+    ChildProcess again = probe("probe-again");
+    ChildProcess client = lab.java(CLIENT, "client", DigestTool.class, QUICK_JVM, "client", "198.19.1.2", "5201", "1", "65536");
+    assertEquals("DONE ok=1 failed=0", client.awaitLine(l -> l.startsWith("DONE"), START), () -> String.join("\n", client.lines()));
+    again.awaitLine(l -> l.startsWith("ORIGINAL local=198.19.1.2:5201"), START);
+  }
+
+  /** The echo server, listening. */
+  private ChildProcess server() throws Exception {
+    ChildProcess server = lab.java(SERVER, "server", DigestTool.class, QUICK_JVM, "server", "5201");
+    server.awaitLine(l -> l.startsWith("LISTENING"), START);
+    return server;
+  }
+
+  /** A transparent listener with the rules installed in the branch, for 198.18.1.0/24 to 198.19.1.0/24. */
+  private ChildProcess probe(String name) throws Exception {
+    ChildProcess probe = lab.java(BRANCH, name, TransparentProbe.class, QUICK_JVM, "7900", "198.18.1.0/24", "198.19.1.0/24");
+    probe.awaitLine(l -> l.equals("READY"), START);
+    return probe;
+  }
+
+  /** Polls {@code present} until it turns false (bounded: 10 s); returns System.nanoTime() then. */
+  private static long awaitGone(java.util.function.BooleanSupplier present) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (present.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("still present 10 s after the node was killed");
+      }
+      Thread.sleep(5);
+    }
+    return System.nanoTime();
   }
 
   @Test

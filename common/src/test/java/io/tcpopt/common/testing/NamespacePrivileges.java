@@ -1,21 +1,23 @@
-package io.tcpopt.servicenode.intercept.transparent;
+package io.tcpopt.common.testing;
 
+import io.tcpopt.common.netfilter.Commands;
+import io.tcpopt.common.netfilter.NetfilterException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
 /** Whether this test run may create network namespaces and nftables rules; prints why not once. */
-final class TestPrivileges {
+public final class NamespacePrivileges {
   private static final String REASON = check();
 
-  private TestPrivileges() {}
+  private NamespacePrivileges() {}
 
-  static boolean canCreateNamespaces() {
+  public static boolean canCreateNamespaces() {
     return REASON == null;
   }
 
   /** Why namespace tests are skipped, or null when they can run. */
-  static String reason() {
+  public static String reason() {
     return REASON;
   }
 
@@ -29,7 +31,7 @@ final class TestPrivileges {
       for (String tool : List.of("ip", "nft")) {
         try {
           Commands.requireTool(tool, tool.equals("ip") ? "iproute2" : "nftables");
-        } catch (TproxyException e) {
+        } catch (NetfilterException e) {
           reason = "network namespace tests skipped: " + e.getMessage();
         }
       }

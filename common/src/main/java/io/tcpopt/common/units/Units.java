@@ -1,8 +1,8 @@
-package io.tcpopt.cli.output;
+package io.tcpopt.common.units;
 
 import java.time.Duration;
 
-/** Human-readable sizes, rates and durations for tables (JSON keeps raw numbers). */
+/** Human-readable sizes, rates and durations for tables and pages (JSON keeps raw numbers). */
 public final class Units {
   private Units() {}
 

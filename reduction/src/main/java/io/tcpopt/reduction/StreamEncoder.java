@@ -1,0 +1,360 @@
+package io.tcpopt.reduction;
+
+import static io.tcpopt.reduction.SegmentFormat.CHUNK_OP_BYTES;
+import static io.tcpopt.reduction.SegmentFormat.LITERAL_OP_BYTES;
+import static io.tcpopt.reduction.SegmentFormat.MAX_DECODED;
+import static io.tcpopt.reduction.SegmentFormat.MAX_HEADER;
+import static io.tcpopt.reduction.SegmentFormat.MAX_OPS;
+import static io.tcpopt.reduction.SegmentFormat.MAX_PREFIX;
+import static io.tcpopt.reduction.SegmentFormat.REF_OP_BYTES;
+
+import io.tcpopt.common.policy.DataReduction;
+import io.tcpopt.common.policy.DataReduction.Compression;
+import io.tcpopt.reduction.chunk.GearChunker;
+import io.tcpopt.reduction.codec.Codecs;
+import io.tcpopt.reduction.codec.CompressionGuard;
+import io.tcpopt.reduction.store.Crc;
+import io.tcpopt.reduction.store.Fingerprint;
+import io.tcpopt.reduction.store.FingerprintFunction;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+
+/**
+ * Encodes one stream's bytes for the peer: the transport {@link #write}s what it read from the LAN
+ * leg, {@link #flush}es when the leg has nothing more for now, {@link #finish}es at the leg's FIN,
+ * and sends every segment {@link #poll} returns, in order, as the payload of one DATA frame. The
+ * decoded length of all segments equals the bytes written, so stream credit can be counted on the
+ * input as it is today; the transport reports returned credit with {@link #acknowledged}.
+ *
+ * <p>With deduplication, bytes are cut into content-defined chunks; a chunk the peer holds goes as
+ * a 25-byte reference, any other as literal bytes and a one-byte end-of-chunk mark (the peer then
+ * fingerprints and stores it). A flush sends the unfinished chunk's bytes at once as literals — latency first — yet
+ * the chunk goes on: when it ends, its fingerprint covers all its bytes, so chunk boundaries do not
+ * depend on when the transport flushed. Literal bytes of a segment are compressed together when
+ * the mode asks for it and the {@link CompressionGuard} agrees.
+ *
+ * <p>Confined to the stream's thread; the peer's shared state is locked inside {@link PeerReduction}.
+ */
+public final class StreamEncoder {
+  private final PeerReduction peer;
+  private final DataReduction mode;
+  private final int maxSegment;
+  private final FingerprintFunction fingerprints;
+  private final GearChunker chunker;
+  private final CompressionGuard guard = new CompressionGuard();
+  private final ReductionStats stats;
+
+  // the unfinished chunk (deduplication only): bytes since the last boundary, how many already sent
+  private byte[] open;
+  private int openLength;
+  private int openSent;
+
+  // the segment being built
+  private final Bytes ops = new Bytes(256);
+  private final Bytes literal = new Bytes(4096);
+  private int opCount;
+  private int decoded;
+  private int lastLiteralOp = -1;
+  private long segmentReferenceEpoch;
+  private byte[] zstdPrefix;
+
+  private final ArrayDeque<byte[]> ready = new ArrayDeque<>();
+  private long written;
+  private long acknowledged;
+  /** Chunks this stream sent as literals, not yet acknowledged: end offset and fingerprint. */
+  private final ArrayDeque<Object[]> pending = new ArrayDeque<>();
+  /** Chunks this stream sent as references, not yet acknowledged: end offset, fingerprint, bytes. */
+  private final ArrayDeque<Object[]> references = new ArrayDeque<>();
+  private boolean finished;
+  private boolean closed;
+
+  StreamEncoder(PeerReduction peer, DataReduction mode, int maxSegmentBytes) {
+    if (maxSegmentBytes < 1024) {
+      throw new IllegalArgumentException("segments need at least 1 KiB, got " + maxSegmentBytes);
+    }
+    this.peer = peer;
+    this.mode = mode;
+    this.maxSegment = maxSegmentBytes;
+    this.fingerprints = peer.engine().settings().fingerprints();
+    this.chunker = mode.deduplication() ? new GearChunker(peer.engine().settings().chunker()) : null;
+    this.stats = peer.stats();
+  }
+
+  public DataReduction mode() {
+    return mode;
+  }
+
+  /** Takes {@code data[offset, offset + length)} (copied; the caller keeps its buffer). */
+  public void write(byte[] data, int offset, int length) {
+    checkOpen();
+    stats.lanBytesOut.add(length);
+    if (chunker == null) {
+      written += length;
+      addLiteral(data, offset, length, false);
+      return;
+    }
+    while (length > 0) {
+      int n = chunker.next(data, offset, length);
+      int take = n < 0 ? length : n;
+      if (open == null) {
+        open = new byte[peer.engine().settings().chunker().max()];
+      }
+      System.arraycopy(data, offset, open, openLength, take);
+      openLength += take;
+      written += take;
+      offset += take;
+      length -= take;
+      if (n >= 0) {
+        endChunk();
+      }
+    }
+  }
+
+  /**
+   * The leg has nothing more for now: every byte written so far goes into segments ready to
+   * {@link #poll}. Call it when a read burst ends, or interactive traffic waits for a boundary.
+   */
+  public void flush() {
+    checkOpen();
+    if (openLength > openSent) {
+      addLiteral(open, openSent, openLength - openSent, false);
+      openSent = openLength;
+    }
+    seal();
+  }
+
+  /** The leg sent FIN after the bytes written: the last chunk ends here, then everything is flushed. */
+  public void finish() {
+    checkOpen();
+    if (openLength > 0) {
+      endChunk();
+    }
+    if (chunker != null) {
+      chunker.reset();
+    }
+    seal();
+    finished = true;
+    open = null;
+  }
+
+  /** The next encoded segment to send, or null. */
+  public byte[] poll() {
+    return ready.poll();
+  }
+
+  /**
+   * The peer returned {@code increment} bytes of credit: it has decoded (and written to its leg)
+   * that many more bytes of this stream. Chunks this stream introduced up to there become
+   * referenceable by every stream; references up to there no longer need their bytes kept.
+   */
+  public void acknowledged(long increment) {
+    acknowledged += increment;
+    while (!pending.isEmpty() && (long) pending.peek()[0] <= acknowledged) {
+      peer.confirm((Fingerprint) pending.poll()[1], this);
+    }
+    while (!references.isEmpty() && (long) references.peek()[0] <= acknowledged) {
+      Object[] r = references.poll();
+      byte[] data = (byte[]) r[2];
+      peer.release((Fingerprint) r[1], data.length, (int) r[3]);
+    }
+  }
+
+  /**
+   * The stream is done. {@code clean}: it ended normally, and its unacknowledged literals are taken
+   * as delivered (a later reference to one that was not is repaired by a NACK). Otherwise (reset)
+   * they are forgotten.
+   */
+  public void close(boolean clean) {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (Object[] p : pending) {
+      if (clean) {
+        peer.confirm((Fingerprint) p[1], this);
+      } else {
+        peer.abandon((Fingerprint) p[1], this);
+      }
+    }
+    pending.clear();
+    for (Object[] r : references) {
+      peer.release((Fingerprint) r[1], ((byte[]) r[2]).length, (int) r[3]);
+    }
+    references.clear();
+    ready.clear();
+    open = null;
+  }
+
+  private void checkOpen() {
+    if (closed || finished) {
+      throw new IllegalStateException("stream encoder is " + (closed ? "closed" : "finished"));
+    }
+  }
+
+  // ---- chunks ---------------------------------------------------------------------------------
+
+  private void endChunk() {
+    int length = openLength;
+    byte[] data = Arrays.copyOf(open, length); // the cache keeps it
+    Fingerprint f = fingerprints.of(data, 0, length);
+    int crc = Crc.of(data);
+    long end = written;
+    long epoch = openSent < length ? peer.referenceEpoch(f, length, crc, this) : 0;
+    if (epoch != 0) {
+      addReference(f, length, crc, length - openSent, epoch);
+      peer.retain(f, data, crc);
+      references.add(new Object[] {end, f, data, crc});
+      stats.referencesOut.increment();
+      stats.referencedBytesOut.add(length - openSent);
+    } else {
+      if (openSent < length) {
+        addLiteral(open, openSent, length - openSent, true);
+      }
+      addChunkOp();
+      peer.sentLiteral(f, length, crc, this);
+      pending.add(new Object[] {end, f});
+      stats.chunksOut.increment();
+    }
+    peer.store().put(f, data, crc);
+    openLength = 0;
+    openSent = 0;
+  }
+
+  // ---- segment building -----------------------------------------------------------------------
+
+  /** Bytes still free in the segment for one more op of {@code opBytes} and its literal bytes. */
+  private int room(int opBytes) {
+    return maxSegment - MAX_HEADER - ops.length() - literal.length() - opBytes;
+  }
+
+  /**
+   * Adds literal bytes, sealing segments as they fill. {@code chunkFollows}: the last piece must
+   * leave room for the CHUNK op that follows it in the same segment.
+   */
+  private void addLiteral(byte[] data, int offset, int length, boolean chunkFollows) {
+    while (length > 0) {
+      int reserve = LITERAL_OP_BYTES + (chunkFollows ? CHUNK_OP_BYTES : 0);
+      int take = Math.min(length, Math.min(room(reserve), MAX_DECODED - decoded));
+      take = Math.min(take, SegmentFormat.MAX_LITERAL - literal.length());
+      if (take <= 0 || opCount >= MAX_OPS - 2) {
+        seal();
+        continue;
+      }
+      if (lastLiteralOp >= 0) {
+        byte[] a = ops.array();
+        Bytes.putInt(a, lastLiteralOp + 1, Bytes.intAt(a, lastLiteralOp + 1) + take);
+      } else {
+        lastLiteralOp = ops.length();
+        ops.u8(SegmentFormat.OP_LITERAL);
+        ops.u32(take);
+        opCount++;
+      }
+      literal.put(data, offset, take);
+      decoded += take;
+      offset += take;
+      length -= take;
+    }
+  }
+
+  /** Ends the chunk: the peer fingerprints the bytes itself and stores them. */
+  private void addChunkOp() {
+    if (room(CHUNK_OP_BYTES) < 0 || opCount >= MAX_OPS) {
+      seal();
+    }
+    ops.u8(SegmentFormat.OP_CHUNK);
+    opCount++;
+    lastLiteralOp = -1;
+  }
+
+  private void addReference(Fingerprint f, int length, int crc, int outputBytes, long epoch) {
+    if (room(REF_OP_BYTES) < 0 || opCount >= MAX_OPS || decoded + outputBytes > MAX_DECODED
+        || (segmentReferenceEpoch != 0 && segmentReferenceEpoch != epoch)) {
+      seal();
+    }
+    segmentReferenceEpoch = epoch;
+    ops.u8(SegmentFormat.OP_REF);
+    int at = ops.reserve(Fingerprint.BYTES);
+    f.write(ops.array(), at);
+    ops.u32(length);
+    ops.u32(crc);
+    opCount++;
+    decoded += outputBytes;
+    lastLiteralOp = -1;
+  }
+
+  /** Finishes the segment being built (if any) and queues it. */
+  private void seal() {
+    if (opCount == 0) {
+      return;
+    }
+    int rawLength = literal.length();
+    int codec = SegmentFormat.CODEC_NONE;
+    boolean prefixed = false;
+    byte[] encoded = null;
+    int encodedLength = rawLength;
+    if (mode.compression() != Compression.NONE && guard.shouldTry(literal.array(), 0, rawLength)) {
+      int budget = rawLength - 1;
+      if (mode.compression() == Compression.LZ4) {
+        encoded = new byte[Codecs.lz4Bound(rawLength)];
+        encodedLength = Codecs.lz4Compress(literal.array(), 0, rawLength, encoded, 0, encoded.length);
+        codec = SegmentFormat.CODEC_LZ4;
+      } else {
+        encoded = new byte[Codecs.zstdBound(rawLength)];
+        encodedLength = Codecs.zstdCompress(literal.array(), 0, rawLength, zstdPrefix, encoded, 0, encoded.length);
+        codec = SegmentFormat.CODEC_ZSTD;
+        prefixed = zstdPrefix != null;
+      }
+      boolean worth = encodedLength <= budget && CompressionGuard.worthIt(rawLength, encodedLength);
+      guard.result(worth, rawLength);
+      if (!worth) {
+        codec = SegmentFormat.CODEC_NONE;
+        prefixed = false;
+        encoded = null;
+        encodedLength = rawLength;
+      }
+    }
+    if (rawLength > 0) {
+      zstdPrefix = codec == SegmentFormat.CODEC_ZSTD
+          ? Arrays.copyOfRange(literal.array(), Math.max(0, rawLength - MAX_PREFIX), rawLength)
+          : null;
+    }
+    boolean dedup = chunker != null;
+    int flags = (dedup ? SegmentFormat.FLAG_DEDUP : 0) | (prefixed ? SegmentFormat.FLAG_PREFIX : 0)
+        | (codec << SegmentFormat.CODEC_SHIFT);
+    Bytes out = new Bytes(SegmentFormat.HEADER + (dedup ? SegmentFormat.EPOCHS : 0) + ops.length() + encodedLength);
+    out.u8(SegmentFormat.VERSION);
+    out.u8(flags);
+    out.u16(opCount);
+    out.u32(decoded);
+    out.u32(rawLength);
+    out.u32(encodedLength);
+    if (dedup) {
+      out.u64(peer.store().epoch());
+      out.u64(segmentReferenceEpoch);
+    }
+    out.put(ops.array(), 0, ops.length());
+    if (codec == SegmentFormat.CODEC_NONE) {
+      out.put(literal.array(), 0, rawLength);
+    } else {
+      out.put(encoded, 0, encodedLength);
+      stats.compressedSegments.increment();
+    }
+    if (codec == SegmentFormat.CODEC_NONE) {
+      stats.rawSegments.increment();
+    }
+    byte[] segment = out.toArray();
+    stats.wanBytesOut.add(segment.length);
+    ready.add(segment);
+    ops.clear();
+    literal.clear();
+    opCount = 0;
+    decoded = 0;
+    lastLiteralOp = -1;
+    segmentReferenceEpoch = 0;
+  }
+
+  /** Segments that {@link CompressionGuard} let through to a compression attempt / sent as is without one. */
+  public long[] guardCounts() {
+    return new long[] {guard.tried(), guard.skipped()};
+  }
+}

@@ -90,7 +90,7 @@ class ServiceProfileActionTest {
             "data-policy.sequences[0].action.optimize.http-reuse: unknown http-reuse profile \"nope\"",
             "data-policy.sequences[0].action.optimize.server-ssl: unknown server-ssl profile \"missing\"",
             "data-policy.sequences[0].action.optimize.client-ssl: client-ssl profile \"clientssl\" names no certificate and private-key",
-            "data-policy.sequences[1].action.optimize.tls: unknown setting (expected one of service-node-group, profiles, http-reuse, "
+            "data-policy.sequences[1].action.optimize.tls: unknown setting (expected one of service-node-group, profiles, data-reduction, http-reuse, "
                 + "client-ssl, server-ssl)",
             "data-policy.sequences[1].action.optimize.client-ssl: client-ssl profile \"template\" names no certificate and private-key"),
         e.errors().stream().map(FieldError::toString).toList());

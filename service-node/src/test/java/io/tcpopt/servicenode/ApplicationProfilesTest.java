@@ -10,7 +10,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tcpopt.common.policy.CompiledPolicy;
 import io.tcpopt.common.policy.FlowKey;
 import io.tcpopt.common.policy.PolicyDocument;
-import io.tcpopt.common.tls.CertificateKey;
 import io.tcpopt.common.tls.DemoCertificates;
 import io.tcpopt.common.tls.TlsFiles;
 import io.tcpopt.servicenode.flow.FlowRecord;
@@ -19,26 +18,21 @@ import io.tcpopt.servicenode.flow.TlsFigures;
 import io.tcpopt.servicenode.reuse.HttpBackend;
 import io.tcpopt.servicenode.reuse.RawBackend;
 import io.tcpopt.servicenode.reuse.RawHttp;
+import io.tcpopt.servicenode.tls.TestTls;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -179,32 +173,11 @@ class ApplicationProfilesTest {
   }
 
   private static SSLContext serverContext(TlsFiles files) throws Exception {
-    CertificateKey pair = CertificateKey.load(files.certificateChain(), files.privateKey());
-    KeyStore ks = KeyStore.getInstance("PKCS12");
-    ks.load(null, null);
-    ks.setKeyEntry("www", pair.key(), new char[0], pair.chain().toArray(Certificate[]::new));
-    KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-    kmf.init(ks, new char[0]);
-    SSLContext ctx = SSLContext.getInstance("TLS");
-    ctx.init(kmf.getKeyManagers(), null, null);
-    return ctx;
+    return TestTls.serverContext(files);
   }
 
   private static SSLSocket tlsClient(TlsFiles files, InetSocketAddress to) throws Exception {
-    KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
-    trust.load(null, null);
-    trust.setCertificateEntry("ca", CertificateKey.trusted(files.trustedCertificates()).get(0));
-    TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(trust);
-    SSLContext ssl = SSLContext.getInstance("TLS");
-    ssl.init(null, tmf.getTrustManagers(), null);
-    SSLSocket s = (SSLSocket) ssl.getSocketFactory().createSocket(to.getAddress(), to.getPort());
-    SSLParameters p = s.getSSLParameters();
-    p.setServerNames(List.of(new SNIHostName(NAME)));
-    p.setEndpointIdentificationAlgorithm("HTTPS");
-    s.setSSLParameters(p);
-    s.setSoTimeout(20_000);
-    return s;
+    return TestTls.client(files, to, NAME, null);
   }
 
   private static RawHttp.Response get(SSLSocket s, String path) throws Exception {

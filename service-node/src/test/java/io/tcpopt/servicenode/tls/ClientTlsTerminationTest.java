@@ -18,7 +18,6 @@ import io.netty.handler.ssl.SslProvider;
 import io.tcpopt.common.config.ConfigTree;
 import io.tcpopt.common.profile.ClientSslProfile;
 import io.tcpopt.common.profile.ProfileDefinition;
-import io.tcpopt.common.tls.CertificateKey;
 import io.tcpopt.common.tls.DemoCertificates;
 import io.tcpopt.common.tls.TlsFiles;
 import io.tcpopt.common.transport.NettyTransport;
@@ -31,7 +30,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.KeyStore;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -41,11 +39,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
-import javax.net.ssl.SNIHostName;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -142,20 +136,7 @@ class ClientTlsTerminationTest {
   }
 
   private SSLSocket client(int port, String protocol) throws Exception {
-    KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
-    trust.load(null, null);
-    trust.setCertificateEntry("ca", CertificateKey.trusted(files.trustedCertificates()).get(0));
-    TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(trust);
-    SSLContext ssl = SSLContext.getInstance("TLS");
-    ssl.init(null, tmf.getTrustManagers(), null);
-    SSLSocket s = (SSLSocket) ssl.getSocketFactory().createSocket(InetAddress.getLoopbackAddress(), port);
-    SSLParameters params = s.getSSLParameters();
-    params.setServerNames(List.of(new SNIHostName(NAME)));
-    params.setEndpointIdentificationAlgorithm("HTTPS");
-    params.setProtocols(new String[] {protocol});
-    s.setSSLParameters(params);
-    s.setSoTimeout(20_000);
+    SSLSocket s = TestTls.client(files, new InetSocketAddress(InetAddress.getLoopbackAddress(), port), NAME, protocol);
     s.startHandshake();
     return s;
   }

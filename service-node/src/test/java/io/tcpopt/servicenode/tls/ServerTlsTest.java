@@ -17,7 +17,6 @@ import io.netty.handler.ssl.SslHandler;
 import io.tcpopt.common.config.ConfigTree;
 import io.tcpopt.common.profile.ProfileDefinition;
 import io.tcpopt.common.profile.ServerSslProfile;
-import io.tcpopt.common.tls.CertificateKey;
 import io.tcpopt.common.tls.DemoCertificates;
 import io.tcpopt.common.tls.TlsFiles;
 import io.tcpopt.common.transport.NettyTransport;
@@ -25,8 +24,6 @@ import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -35,7 +32,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.ExtendedSSLSession;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SNIServerName;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLServerSocket;
@@ -58,14 +54,7 @@ class ServerTlsTest {
   @BeforeEach
   void setUp() throws Exception {
     files = DemoCertificates.generate(dir, List.of(NAME)).get(NAME);
-    CertificateKey pair = CertificateKey.load(files.certificateChain(), files.privateKey());
-    KeyStore ks = KeyStore.getInstance("PKCS12");
-    ks.load(null, null);
-    ks.setKeyEntry("www", pair.key(), new char[0], pair.chain().toArray(Certificate[]::new));
-    KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-    kmf.init(ks, new char[0]);
-    SSLContext ctx = SSLContext.getInstance("TLS");
-    ctx.init(kmf.getKeyManagers(), null, null);
+    SSLContext ctx = TestTls.serverContext(files);
     server = (SSLServerSocket) ctx.getServerSocketFactory().createServerSocket(0, 8, InetAddress.getLoopbackAddress());
     Thread t = new Thread(() -> {
       while (!server.isClosed()) {

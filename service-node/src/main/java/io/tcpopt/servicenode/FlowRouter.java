@@ -4,11 +4,15 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.handler.ssl.SslContext;
 import io.tcpopt.common.policy.Verdict;
+import io.tcpopt.common.profile.ClientSslProfile;
+import io.tcpopt.common.profile.HttpReuseProfile;
 import io.tcpopt.common.profile.LegProfiles;
-import io.tcpopt.common.profile.TcpProfile;
+import io.tcpopt.common.profile.ServerSslProfile;
 import io.tcpopt.common.relay.DirectUpstream;
 import io.tcpopt.common.relay.LegBridge;
+import io.tcpopt.common.relay.UpstreamSplice;
 import io.tcpopt.common.transport.Legs;
 import io.tcpopt.common.transport.NettyTransport;
 import io.tcpopt.common.transport.ResetCause;
@@ -19,6 +23,8 @@ import io.tcpopt.servicenode.flow.FlowTable;
 import io.tcpopt.servicenode.intercept.FlowInterceptor;
 import io.tcpopt.servicenode.leg.LegOptions;
 import io.tcpopt.servicenode.leg.LegTuning;
+import io.tcpopt.servicenode.reuse.HttpReuseUpstream;
+import io.tcpopt.servicenode.reuse.PoolKey;
 import io.tcpopt.servicenode.session.MuxStream;
 import io.tcpopt.servicenode.session.SessionRegistry;
 import io.tcpopt.servicenode.session.StreamAcceptor;
@@ -26,6 +32,8 @@ import io.tcpopt.servicenode.session.StreamMultiplexer;
 import io.tcpopt.servicenode.session.WanSockets;
 import io.tcpopt.servicenode.session.WanSockets.WanStats;
 import io.tcpopt.servicenode.session.WanStreamUpstream;
+import io.tcpopt.servicenode.tls.ClientTlsTermination;
+import io.tcpopt.servicenode.tls.ServerTls;
 import io.tcpopt.servicenode.wire.OpenFrame;
 import java.net.InetSocketAddress;
 import java.util.function.Supplier;
@@ -59,6 +67,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
   private final Supplier<FlowDecider> decider;
   private final int maxActive;
   private final WanSockets wanSockets;
+  private final ProfileServices services;
   private volatile boolean closed;
 
   /** Why admission refused a flow: the reset a peer's stream gets, the reason a flow records. */
@@ -68,9 +77,10 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
    * @param decider the current policy (it may be replaced while the node runs)
    * @param maxActive {@code flows.max-active}
    * @param wanSockets reads the figures (RTT, cwnd, retransmits) of the connection carrying a flow
+   * @param services the server-connection pools and SSL contexts of the actions' application profiles
    */
   FlowRouter(FlowTable flows, SessionRegistry sessions, SiteRoutes routes, LegOptions legs, Supplier<FlowDecider> decider, int maxActive,
-      WanSockets wanSockets) {
+      WanSockets wanSockets, ProfileServices services) {
     this.flows = flows;
     this.sessions = sessions;
     this.routes = routes;
@@ -78,6 +88,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     this.decider = decider;
     this.maxActive = maxActive;
     this.wanSockets = wanSockets;
+    this.services = services;
   }
 
   /** Admission: why the node cannot carry one more flow over a session (either end), or null when it can. */
@@ -147,19 +158,30 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     FlowEntry flow = flows.open(FlowKind.OPTIMIZED, verdict.reason(), source, destination);
     flow.carriedBy(connection.peerName(), figures(connection));
     LegTuning tuning = LegTuning.of(verdict.profiles() == null ? null : verdict.profiles().client(), legs);
-    prepareClientLeg(client, tuning, flow);
+    prepareClientLeg(client, tuning, flow, verdict.profiles());
     WanStreamUpstream stream = WanStreamUpstream.open(connection, flow.id(), source, destination, legs.openCoalescing());
     LegBridge.start(client.newSucceededFuture(), stream, flow.recorder(true), "client leg", tuning.idleTimeout());
   }
 
   /**
    * Readies the client leg of an optimized flow, on its event loop, before the bridge reads it:
-   * the client profile's socket options. Pipeline hooks on the client leg (TLS termination) go
-   * here too: handlers added now sit between the socket and the bridge.
+   * the client profile's socket options, and with a client-ssl profile the TLS termination, whose
+   * handlers sit between the socket and the bridge (the bridge reads and writes plaintext). A
+   * profile whose certificate or key cannot be used leaves the flow unterminated, optimized as it
+   * is, with the reason noted.
    */
-  private void prepareClientLeg(Channel client, LegTuning tuning, FlowEntry flow) {
+  private void prepareClientLeg(Channel client, LegTuning tuning, FlowEntry flow, LegProfiles profiles) {
     legs.legs().add(client);
     flow.localLeg(tuning.apply(client));
+    ClientSslProfile tls = profiles == null ? null : profiles.clientSsl();
+    if (tls != null) {
+      SslContext context = services.sslContexts().clientSsl(tls);
+      if (context == null) {
+        flow.note("client-ssl " + tls.name() + " not applied: " + services.sslContexts().error(tls));
+      } else {
+        flow.tls(ClientTlsTermination.install(client, context, tls)::info);
+      }
+    }
   }
 
   /** Fail-open and pass-through: the client leg joined to a direct connection to its destination, both on the client's loop. */
@@ -189,7 +211,21 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     }
     FlowEntry flow = flows.open(FlowKind.OPTIMIZED, "carried for peer " + stream.peerName(), source, destination);
     flow.carriedBy(stream.peerName(), figures(stream.connection()));
-    LegTuning tuning = serverLeg(source, destination);
+    LegProfiles profiles = serverProfiles(source, destination);
+    LegTuning tuning = profiles == null ? LegTuning.defaults(legs) : LegTuning.of(profiles.server(), legs);
+    ServerSslProfile serverSsl = profiles == null ? null : profiles.serverSsl();
+    SslContext serverTls = serverSsl == null ? null : services.sslContexts().serverSsl(serverSsl);
+    if (serverSsl != null && serverTls == null) {
+      String why = "server-ssl " + serverSsl.name() + " unusable: " + services.sslContexts().error(serverSsl);
+      stream.reset(ResetCause.CONNECT_REFUSED, why); // never plaintext where the policy asks for TLS
+      flow.close(why);
+      return;
+    }
+    HttpReuseProfile reuse = profiles == null ? null : profiles.httpReuse();
+    if (reuse != null && !transparentSource) {
+      serveByRequests(stream, flow, reuse, serverSsl, source, destination, tuning);
+      return;
+    }
     Bootstrap b = legs.bootstrap();
     tuning.beforeConnect(b);
     InetSocketAddress bind = null;
@@ -202,28 +238,42 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     connect.addListener(f -> {
       if (f.isSuccess()) {
         flow.localLeg(tuning.apply(connect.channel()));
+        if (serverTls != null) {
+          ServerTls.install(connect.channel(), serverTls, serverSsl, destination); // before the bridge joins the leg
+        }
       }
     });
     LegBridge.start(connect, stream, flow.recorder(false), "server leg", tuning.idleTimeout());
   }
 
   /**
-   * The far node's server-leg tuning: it classifies the flow with its own decider as the
-   * intercepting node did (both run the same policy; {@link FlowDecider#profiles} has no side
-   * effects) and applies the server profile; the OPEN frame carries no profile. No profile, or a
-   * failing decider, gives the {@code lan} defaults.
+   * Serves a peer's stream request by request (an http-reuse profile): the stream is spliced to an
+   * {@link HttpReuseUpstream} that sends each request on a pooled server connection of the
+   * stream's loop. Pooled connections are the node's own (lan defaults, no per-flow TCP profile);
+   * flows that ask for the client's address as source are served one connection each (above).
    */
-  private LegTuning serverLeg(InetSocketAddress source, InetSocketAddress destination) {
+  private void serveByRequests(WanStreamUpstream stream, FlowEntry flow, HttpReuseProfile reuse, ServerSslProfile serverSsl,
+      InetSocketAddress source, InetSocketAddress destination, LegTuning tuning) {
+    String transport = serverSsl == null ? PoolKey.PLAIN : services.sslContexts().transport(serverSsl);
+    HttpReuseUpstream upstream = HttpReuseUpstream.create(services.reusePools().pool(reuse, stream.eventLoop()), source, destination, transport,
+        services.reuseMetrics(), services.firstRequestTimeout());
+    flow.httpReuse(upstream::figures);
+    UpstreamSplice.start(stream, upstream, flow.recorder(false), tuning.idleTimeout());
+  }
+
+  /**
+   * The far node's profiles for a stream: it classifies the flow with its own decider as the
+   * intercepting node did (both run the same policy; {@link FlowDecider#profiles} has no side
+   * effects); the OPEN frame carries no profile. Null (the {@code lan} defaults, no application
+   * profiles) without a profile or when the decider fails.
+   */
+  private LegProfiles serverProfiles(InetSocketAddress source, InetSocketAddress destination) {
     try {
-      LegProfiles p = decider.get().profiles(source, destination);
-      if (p != null) {
-        TcpProfile server = p.server();
-        return LegTuning.of(server, legs);
-      }
+      return decider.get().profiles(source, destination);
     } catch (RuntimeException e) {
       log.debug("policy failed for the server leg of {} -> {}, using lan defaults: {}", source, destination, e.toString());
+      return null;
     }
-    return LegTuning.defaults(legs);
   }
 
   private Supplier<WanFigures> figures(StreamMultiplexer connection) {

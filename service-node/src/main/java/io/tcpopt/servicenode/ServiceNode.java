@@ -9,7 +9,11 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.tcpopt.common.policy.Action;
 import io.tcpopt.common.policy.Cidr;
+import io.tcpopt.common.policy.PolicyDocument;
+import io.tcpopt.common.policy.Sequence;
+import io.tcpopt.common.profile.LegProfiles;
 import io.tcpopt.common.transport.NettyTransport;
 import io.tcpopt.servicenode.flow.FlowTable;
 import io.tcpopt.servicenode.flow.FlowTableSnapshot;
@@ -23,8 +27,9 @@ import io.tcpopt.servicenode.session.SessionRegistry;
 import io.tcpopt.servicenode.session.SessionSettings;
 import io.tcpopt.servicenode.session.StreamMultiplexer;
 import io.tcpopt.servicenode.session.WanChannelInitializer;
-import io.tcpopt.servicenode.session.WanSockets;
 import io.tcpopt.servicenode.session.WanSockets.WanStats;
+import io.tcpopt.servicenode.session.WanSockets;
+import io.tcpopt.servicenode.tls.SslContextCache;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -58,6 +63,7 @@ public final class ServiceNode implements AutoCloseable {
   private final SessionRegistry sessions;
   private final LegOptions legOptions;
   private final FlowRouter router;
+  private final ProfileServices profileServices;
   private final WanSockets wanSockets;
   private final SessionSettings sessionSettings;
   private final Map<String, AtomicInteger> upByPeer = new ConcurrentHashMap<>();
@@ -83,8 +89,9 @@ public final class ServiceNode implements AutoCloseable {
     this.wanSockets = new WanSockets(wanHigh / 2, wanHigh, WanTuning.forConfig(config.wan()));
     this.sessionSettings = new SessionSettings(config.nodeName(), config.site(), config.wan().maxFrameSize(), config.wan().streamWindow(),
         config.wan().maxStreams(), config.wan().keepalive(), HANDSHAKE_TIMEOUT);
+    this.profileServices = ProfileServices.create(legOptions, registry);
     this.router = new FlowRouter(flows, sessions, new SiteRoutes(config.peers()), legOptions, () -> this.decider, config.flows().maxActive(),
-        wanSockets);
+        wanSockets, profileServices);
     this.boss = NettyTransport.group(1, "tcpopt-" + config.nodeName() + "-accept");
     this.workers = NettyTransport.group(Math.max(2, Runtime.getRuntime().availableProcessors()), "tcpopt-" + config.nodeName() + "-io");
   }
@@ -186,6 +193,30 @@ public final class ServiceNode implements AutoCloseable {
   /** Replaces the policy for new flows; flows already running keep their verdict. */
   public void decider(FlowDecider decider) {
     this.decider = Objects.requireNonNull(decider, "decider");
+  }
+
+  /**
+   * Reads the certificate, key and CA files of every client-ssl and server-ssl profile that an
+   * optimize action of {@code policy} uses (key file permissions first) and keeps their contexts
+   * for the flows to come. Returns one line per unusable profile, naming it and the file; flows of
+   * such a profile go on without it (a client leg unterminated, a server leg refused).
+   */
+  public List<String> checkSslProfiles(PolicyDocument policy) {
+    List<String> errors = new ArrayList<>();
+    SslContextCache ssl = profileServices.sslContexts();
+    for (Sequence s : policy.sequences()) {
+      if (s.action().action() != Action.OPTIMIZE) {
+        continue;
+      }
+      LegProfiles p = policy.legProfiles(s.action());
+      if (p.clientSsl() != null && ssl.clientSsl(p.clientSsl()) == null && !errors.contains(ssl.error(p.clientSsl()))) {
+        errors.add(ssl.error(p.clientSsl()));
+      }
+      if (p.serverSsl() != null && ssl.serverSsl(p.serverSsl()) == null && !errors.contains(ssl.error(p.serverSsl()))) {
+        errors.add(ssl.error(p.serverSsl()));
+      }
+    }
+    return errors;
   }
 
   /** Active flows and the bounded closed-flow history. */
@@ -300,6 +331,7 @@ public final class ServiceNode implements AutoCloseable {
     if (handoff != null) {
       handoff.close();
     }
+    profileServices.reusePools().close();
     for (PeerSessionPool p : pools) {
       p.close();
     }

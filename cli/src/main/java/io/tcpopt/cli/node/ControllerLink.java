@@ -119,7 +119,11 @@ final class ControllerLink implements AutoCloseable {
 
   private void install(Policy policy, ServiceNode node, MeterRegistry registry) {
     try {
-      CompiledPolicy compiled = CompiledPolicy.compile(PolicyDocument.parse(policy.getYaml(), "controller policy"));
+      PolicyDocument document = PolicyDocument.parse(policy.getYaml(), "controller policy");
+      CompiledPolicy compiled = CompiledPolicy.compile(document);
+      for (String unusable : node.checkSslProfiles(document)) {
+        log.warn("node {}: {}; its flows go on without it", node.config().nodeName(), unusable);
+      }
       node.decider(NodeMeters.timed(PolicyDecider.of(compiled), registry));
       policyVersion = policy.getInfo().getVersion();
       log.info("node {}: enforcing policy {} v{} from the controller", node.config().nodeName(), policy.getInfo().getName(),

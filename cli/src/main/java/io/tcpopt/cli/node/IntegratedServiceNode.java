@@ -11,6 +11,8 @@ import io.tcpopt.servicenode.PeerSessionStatus;
 import io.tcpopt.servicenode.ServiceNode;
 import io.tcpopt.servicenode.flow.FlowKind;
 import io.tcpopt.servicenode.flow.FlowRecord;
+import io.tcpopt.servicenode.flow.HttpReuseFigures;
+import io.tcpopt.servicenode.flow.TlsFigures;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
@@ -89,6 +91,18 @@ final class IntegratedServiceNode implements LocalServiceNode {
         .setDurationMillis(duration.toMillis());
     if (r.kind() == FlowKind.OPTIMIZED) {
       f.addServices("tcp-optimization");
+    }
+    if (r.tls() != null) {
+      TlsFigures t = r.tls();
+      f.addServices("ssl");
+      f.setTls((t.protocol() == null ? "handshaking" : t.protocol() + " " + t.cipher()) + ", records " + t.smallRecords() + " small / "
+          + t.largeRecords() + " full, now " + t.recordSize());
+    }
+    if (r.httpReuse() != null) {
+      HttpReuseFigures h = r.httpReuse();
+      f.addServices("http-reuse");
+      f.setHttpReuse(h.requests() + " requests, " + h.reusedRequests() + " reused"
+          + (h.serverConnection() == null ? "" : ", last on " + h.serverConnection()) + (h.fallback() == null ? "" : ", fallback: " + h.fallback()));
     }
     if (r.peer() != null) {
       f.setPeer(r.peer());

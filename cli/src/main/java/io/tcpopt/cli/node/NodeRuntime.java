@@ -1,6 +1,7 @@
 package io.tcpopt.cli.node;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.tcpopt.cli.CliException;
 import io.tcpopt.cli.metrics.MetricsEndpoint;
 import io.tcpopt.common.net.HostTuning;
 import io.tcpopt.common.net.WanSocketSettings;
@@ -72,6 +73,12 @@ public final class NodeRuntime implements AutoCloseable {
       warnAboutHost(snConfig);
       serviceNode = ServiceNode.start(snConfig, NodeMeters.timed(decider, registry), registry);
       started.push(serviceNode);
+      if (bootstrap != null) {
+        List<String> unusable = serviceNode.checkSslProfiles(bootstrap);
+        if (!unusable.isEmpty()) {
+          throw new CliException("policy: " + unusable.get(0) + (unusable.size() > 1 ? " (and " + (unusable.size() - 1) + " more)" : ""));
+        }
+      }
       started.push(NodeMeters.sessions(serviceNode, registry));
       local = new IntegratedServiceNode(serviceNode, registry);
       if (!config.controllers().isEmpty()) {

@@ -2,10 +2,14 @@ package io.tcpopt.cli.node;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.policy.CompiledPolicy;
+import io.tcpopt.common.policy.FlowKey;
 import io.tcpopt.common.policy.PolicyDocument;
+import io.tcpopt.common.profile.LegProfiles;
 import io.tcpopt.common.tls.DemoCertificates;
 import io.tcpopt.controller.ControllerConfig;
 import io.tcpopt.servicenode.ServiceNodeConfig;
@@ -29,8 +33,8 @@ class DeployExamplesTest {
   void nodeExamplesAreValid() throws Exception {
     List<Path> files;
     try (Stream<Path> s = Files.walk(DEPLOY.resolve("examples"))) {
-      // examples/policy.yaml is a policy file, not a node config (policyExampleIsValid).
-      files = s.filter(p -> p.toString().endsWith(".yaml") && !p.endsWith("policy.yaml")).sorted().toList();
+      // Policy files (a top-level data-policy) are not node configs (policyExamplesAreValid).
+      files = s.filter(p -> p.toString().endsWith(".yaml") && !isPolicy(p)).sorted().toList();
     }
     assertFalse(files.isEmpty(), "no examples found under " + DEPLOY.toAbsolutePath());
     List<String> names = new ArrayList<>();
@@ -65,11 +69,28 @@ class DeployExamplesTest {
     }
   }
 
+  private static boolean isPolicy(Path f) {
+    return ConfigTree.load(f).has("data-policy");
+  }
+
   @Test
-  void policyExampleIsValid() throws Exception {
+  void policyExamplesAreValid() throws Exception {
     Path f = DEPLOY.resolve("policy/appqoe.yaml");
     assertEquals("vpn10-appqoe", PolicyDocument.parse(Files.readString(f), f.toString()).name());
     Path testbed = DEPLOY.resolve("examples/policy.yaml");
     assertEquals("testbed-bulk-only", PolicyDocument.parse(Files.readString(testbed), testbed.toString()).name());
+    Path oneconnect = DEPLOY.resolve("examples/testbed/oneconnect.yaml");
+    PolicyDocument reuse = PolicyDocument.parse(Files.readString(oneconnect), oneconnect.toString());
+    assertEquals("testbed-oneconnect", reuse.name());
+    CompiledPolicy compiled = CompiledPolicy.compile(reuse);
+    LegProfiles web = compiled.classify(key("198.18.1.2", "198.19.1.2", 8080)).profiles();
+    assertEquals("testbed-web", web.httpReuse().name());
+    assertEquals(64, web.httpReuse().maxSize());
+    assertNull(compiled.classify(key("198.18.1.2", "198.19.1.2", 5201)).profiles().httpReuse(), "reuse for port 8080 only");
+    assertNull(compiled.classify(key("198.18.1.2", "198.19.1.3", 8080)).profiles().httpReuse(), "reuse for the testbed server only");
+  }
+
+  private static FlowKey key(String source, String destination, int port) throws Exception {
+    return new FlowKey(0, InetAddress.getByName(source), 40000, InetAddress.getByName(destination), port);
   }
 }

@@ -2,7 +2,11 @@ package io.tcpopt.common.policy;
 
 import io.tcpopt.common.config.ConfigException;
 import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.profile.ClientSslProfile;
+import io.tcpopt.common.profile.HttpReuseProfile;
 import io.tcpopt.common.profile.LegProfiles;
+import io.tcpopt.common.profile.ServerSslProfile;
+import io.tcpopt.common.profile.ServiceProfiles;
 import io.tcpopt.common.profile.TcpProfile;
 import io.tcpopt.common.profile.TcpProfileDefinition;
 import java.util.ArrayList;
@@ -27,12 +31,14 @@ import org.yaml.snakeyaml.Yaml;
  *   SNG-APPQOE: { site: branch }
  * tcp-profiles:
  *   bulk: { parent: tcp-wan-optimized, send-buffer: 32MiB }
+ * http-reuse-profiles:                # and client-ssl-profiles, server-ssl-profiles (ServiceProfiles)
+ *   web: { source-mask: 0.0.0.0, max-reuse: 500 }
  * data-policy:
  *   name: vpn10-appqoe
  *   sequences:
  *     - seq: 1
  *       match: { vpn: 10, source-prefix-list: BR10, destination-prefix-list: DC100, destination-port: [80, 443, 8000-8999] }
- *       action: { optimize: { service-node-group: SNG-APPQOE, profiles: { wan: bulk },
+ *       action: { optimize: { service-node-group: SNG-APPQOE, profiles: { wan: bulk }, http-reuse: web,
  *                             data-reduction: { compression: zstd, deduplication: on } } }
  *     - seq: 21
  *       match: { destination-port: 22 }
@@ -49,6 +55,7 @@ public final class PolicyDocument {
   private final Map<String, ServiceNodeGroup> serviceNodeGroups;
   private final Map<String, TcpProfileDefinition> tcpProfiles;
   private final Map<String, TcpProfile> resolvedProfiles;
+  private final ServiceProfiles serviceProfiles;
   private final List<Sequence> sequences;
   private final Action defaultAction;
 
@@ -58,6 +65,7 @@ public final class PolicyDocument {
       Map<String, ServiceNodeGroup> serviceNodeGroups,
       Map<String, TcpProfileDefinition> tcpProfiles,
       Map<String, TcpProfile> resolvedProfiles,
+      ServiceProfiles serviceProfiles,
       List<Sequence> sequences,
       Action defaultAction) {
     this.name = Objects.requireNonNull(name);
@@ -65,6 +73,7 @@ public final class PolicyDocument {
     this.serviceNodeGroups = Collections.unmodifiableMap(new LinkedHashMap<>(serviceNodeGroups));
     this.tcpProfiles = Collections.unmodifiableMap(new LinkedHashMap<>(tcpProfiles));
     this.resolvedProfiles = Collections.unmodifiableMap(new LinkedHashMap<>(resolvedProfiles));
+    this.serviceProfiles = Objects.requireNonNull(serviceProfiles);
     this.sequences = List.copyOf(sequences);
     this.defaultAction = Objects.requireNonNull(defaultAction);
   }
@@ -117,6 +126,11 @@ public final class PolicyDocument {
     return resolvedProfiles;
   }
 
+  /** The HTTP-reuse, client-SSL and server-SSL profiles, as written and resolved. */
+  public ServiceProfiles serviceProfiles() {
+    return serviceProfiles;
+  }
+
   /** The sequences in ascending {@code seq} order: the order in which they are matched. */
   public List<Sequence> sequences() {
     return sequences;
@@ -132,10 +146,14 @@ public final class PolicyDocument {
     if (action.action() != Action.OPTIMIZE) {
       throw new IllegalArgumentException("only optimize actions have profiles");
     }
+    ServiceProfileRefs refs = action.services();
     return new LegProfiles(
         resolvedProfiles.get(action.clientProfile()),
         resolvedProfiles.get(action.wanProfile()),
-        resolvedProfiles.get(action.serverProfile()));
+        resolvedProfiles.get(action.serverProfile()),
+        serviceProfiles.resolved(ClientSslProfile.KIND, refs.clientSsl()),
+        serviceProfiles.resolved(ServerSslProfile.KIND, refs.serverSsl()),
+        serviceProfiles.resolved(HttpReuseProfile.KIND, refs.httpReuse()));
   }
 
   /** The canonical YAML text of this document. */
@@ -156,6 +174,7 @@ public final class PolicyDocument {
       tcpProfiles.forEach((n, d) -> profiles.put(n, d.toYamlMap()));
       root.put("tcp-profiles", profiles);
     }
+    serviceProfiles.addYaml(root);
     Map<String, Object> policy = new LinkedHashMap<>();
     policy.put("name", name);
     List<Object> seqs = new ArrayList<>();
@@ -211,11 +230,20 @@ public final class PolicyDocument {
       if (!a.dataReduction().isOff()) {
         optimize.put("data-reduction", a.dataReduction().toYamlMap());
       }
+      putIfSet(optimize, "http-reuse", a.services().httpReuse());
+      putIfSet(optimize, "client-ssl", a.services().clientSsl());
+      putIfSet(optimize, "server-ssl", a.services().serverSsl());
       out.put("action", Map.of("optimize", optimize));
     } else {
       out.put("action", a.action().yamlName());
     }
     return out;
+  }
+
+  private static void putIfSet(Map<String, Object> m, String key, String value) {
+    if (value != null) {
+      m.put(key, value);
+    }
   }
 
   private static Object portsYaml(List<PortRange> ranges) {
@@ -239,13 +267,14 @@ public final class PolicyDocument {
         && prefixLists.equals(d.prefixLists)
         && serviceNodeGroups.equals(d.serviceNodeGroups)
         && tcpProfiles.equals(d.tcpProfiles)
+        && serviceProfiles.equals(d.serviceProfiles)
         && sequences.equals(d.sequences)
         && defaultAction == d.defaultAction;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, prefixLists, serviceNodeGroups, tcpProfiles, sequences, defaultAction);
+    return Objects.hash(name, prefixLists, serviceNodeGroups, tcpProfiles, serviceProfiles, sequences, defaultAction);
   }
 
   @Override

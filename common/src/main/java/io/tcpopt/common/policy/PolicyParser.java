@@ -2,7 +2,12 @@ package io.tcpopt.common.policy;
 
 import io.tcpopt.common.config.ConfigException;
 import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.profile.ClientSslProfile;
+import io.tcpopt.common.profile.HttpReuseProfile;
 import io.tcpopt.common.profile.LegProfiles;
+import io.tcpopt.common.profile.ProfileKind;
+import io.tcpopt.common.profile.ServerSslProfile;
+import io.tcpopt.common.profile.ServiceProfiles;
 import io.tcpopt.common.profile.TcpProfile;
 import io.tcpopt.common.profile.TcpProfileDefinition;
 import io.tcpopt.common.profile.TcpProfiles;
@@ -26,6 +31,7 @@ final class PolicyParser {
   private static final Pattern RANGE = Pattern.compile("\\s*(\\d{1,5})\\s*-\\s*(\\d{1,5})\\s*");
 
   private final List<FieldError> errors = new ArrayList<>();
+  private ServiceProfiles services = ServiceProfiles.NONE;
 
   static PolicyDocument parse(ConfigTree root) {
     return new PolicyParser().document(root);
@@ -63,7 +69,8 @@ final class PolicyParser {
     if (!root.isMap()) {
       throw new PolicyException(List.of(new FieldError(root.path(), "expected a policy mapping")));
     }
-    check(() -> root.requireOnly("prefix-lists", "service-node-groups", "tcp-profiles", "data-policy", "default-action"));
+    check(() -> root.requireOnly("prefix-lists", "service-node-groups", "tcp-profiles", "http-reuse-profiles", "client-ssl-profiles",
+        "server-ssl-profiles", "data-policy", "default-action"));
     Map<String, List<Cidr>> prefixLists = prefixLists(root.section("prefix-lists"));
     Map<String, ServiceNodeGroup> groups = groups(root.section("service-node-groups"));
 
@@ -79,6 +86,7 @@ final class PolicyParser {
           });
     }
     Map<String, TcpProfile> profiles = TcpProfiles.resolve(definitions, profilesTree.path(), this::error);
+    services = ServiceProfiles.parse(root, this::error, (tree, n) -> checkName(tree, n, "profile"));
 
     String name = DEFAULT_NAME;
     List<Sequence> sequences = new ArrayList<>();
@@ -121,7 +129,7 @@ final class PolicyParser {
       throw new PolicyException(errors);
     }
     sequences.sort(Comparator.comparingInt(Sequence::seq));
-    return new PolicyDocument(name, prefixLists, groups, definitions, profiles, sequences, defaultAction);
+    return new PolicyDocument(name, prefixLists, groups, definitions, profiles, services, sequences, defaultAction);
   }
 
   private boolean checkName(ConfigTree at, String name, String what) {
@@ -347,7 +355,7 @@ final class PolicyParser {
       error(o, "expected a mapping with service-node-group and optional profiles");
       return null;
     }
-    check(() -> o.requireOnly("service-node-group", "profiles", "data-reduction"));
+    check(() -> o.requireOnly("service-node-group", "profiles", "data-reduction", "http-reuse", "client-ssl", "server-ssl"));
     String group = read(() -> o.string("service-node-group").trim());
     if (group != null && !groups.contains(group)) {
       error(o.get("service-node-group"), "unknown service-node group \"" + group + "\"");
@@ -362,10 +370,28 @@ final class PolicyParser {
     String wan = profileRef(p, "wan", LegProfiles.DEFAULT_WAN, userProfiles);
     String server = profileRef(p, "server", LegProfiles.DEFAULT_SERVER, userProfiles);
     DataReduction reduction = o.has("data-reduction") ? dataReduction(o.get("data-reduction")) : DataReduction.OFF;
+    ServiceProfileRefs refs = new ServiceProfileRefs(
+        serviceRef(o, HttpReuseProfile.KIND), serviceRef(o, ClientSslProfile.KIND), serviceRef(o, ServerSslProfile.KIND));
+    ClientSslProfile clientSsl = services.resolved(ClientSslProfile.KIND, refs.clientSsl());
+    if (clientSsl != null && !clientSsl.hasCertificate()) {
+      error(o.get("client-ssl"), "client-ssl profile \"" + refs.clientSsl() + "\" names no certificate and private-key");
+    }
     if (errors.size() > before || group == null || client == null || wan == null || server == null || reduction == null) {
       return null;
     }
-    return SequenceAction.optimize(group, client, wan, server).withDataReduction(reduction);
+    return SequenceAction.optimize(group, client, wan, server, refs).withDataReduction(reduction);
+  }
+
+  /** An optional reference to an application profile of {@code kind} ({@code http-reuse: NAME}, ...). */
+  private String serviceRef(ConfigTree o, ProfileKind<?> kind) {
+    if (!o.has(kind.what())) {
+      return null;
+    }
+    String name = read(() -> o.string(kind.what()).trim());
+    if (name != null && !services.defines(kind, name)) {
+      error(o.get(kind.what()), "unknown " + kind.what() + " profile \"" + name + "\"");
+    }
+    return name;
   }
 
   /** {@code data-reduction: { compression: none|lz4|zstd, deduplication: on|off }}, both optional. */

@@ -1,13 +1,10 @@
 package io.tcpopt.common.profile;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.BiConsumer;
 
 /**
@@ -110,40 +107,16 @@ public final class TcpProfiles {
       if (isBuiltIn(d.name())) {
         continue;
       }
-      // Walk up to a built-in, collecting the chain child-first.
-      List<TcpProfileDefinition> chain = new ArrayList<>();
-      Set<String> seen = new LinkedHashSet<>();
-      TcpProfileDefinition cur = d;
-      String failure = null;
-      TcpProfile root = null;
-      while (failure == null && root == null) {
-        chain.add(cur);
-        seen.add(cur.name());
-        String parent = cur.parent();
-        if (isBuiltIn(parent)) {
-          root = BUILT_INS.get(parent);
-        } else if (seen.contains(parent)) {
-          if (!parent.equals(d.name())) {
-            break; // an ancestor is in a cycle; reported at each member of the cycle
-          }
-          failure = "inheritance cycle " + String.join(" -> ", seen) + " -> " + parent;
-        } else if (!definitions.containsKey(parent)) {
-          if (cur != d) {
-            break; // an ancestor names an unknown parent; reported at that ancestor
-          }
-          failure = "unknown parent profile \"" + parent + "\"";
-        } else {
-          cur = definitions.get(parent);
-        }
+      Inheritance.Chain<TcpProfileDefinition> walk =
+          Inheritance.walk(d, definitions, TcpProfileDefinition::name, TcpProfileDefinition::parent, TcpProfiles::isBuiltIn);
+      if (walk.failure() != null) {
+        errors.accept(base + d.name() + ".parent", walk.failure());
       }
-      if (failure != null) {
-        errors.accept(base + d.name() + ".parent", failure);
+      if (!walk.resolved()) {
         continue;
       }
-      if (root == null) {
-        continue;
-      }
-      Fields f = new Fields(root);
+      List<TcpProfileDefinition> chain = walk.chain();
+      Fields f = new Fields(BUILT_INS.get(walk.builtIn()));
       for (int i = chain.size() - 1; i >= 0; i--) {
         f.apply(chain.get(i));
       }

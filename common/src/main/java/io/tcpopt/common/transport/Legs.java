@@ -14,6 +14,7 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.ssl.SslHandler;
 import java.net.SocketAddress;
 import java.time.Duration;
 
@@ -84,7 +85,7 @@ public final class Legs {
 
   /**
    * Half-closes a leg once everything written so far is out: the end host reads EOF after the
-   * last byte. The returned future succeeds when the output is shut down and fails when a write
+   * last byte (after a TLS close_notify when the leg's pipeline terminates TLS). The returned future succeeds when the output is shut down and fails when a write
    * before it failed, the leg is gone, or the shutdown failed.
    */
   public static ChannelFuture shutdownOutputAfterWrites(Channel leg) {
@@ -92,20 +93,39 @@ public final class Legs {
     leg.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> {
       if (!f.isSuccess()) {
         done.tryFailure(f.cause());
-      } else if (!leg.isActive()) {
-        done.tryFailure(new IllegalStateException("leg closed before its output was shut down"));
-      } else {
-        ((DuplexChannel) leg).shutdownOutput().addListener(s -> {
-          if (s.isSuccess()) {
-            done.trySuccess();
-          } else {
-            done.tryFailure(s.cause());
-          }
-        });
+        return;
       }
+      SslHandler tls = leg.pipeline().get(SslHandler.class);
+      if (tls == null) {
+        shutdownOutput(leg, done);
+        return;
+      }
+      // A TLS leg this node terminates says close_notify after its last record, before its FIN.
+      tls.closeOutbound().addListener(c -> {
+        if (c.isSuccess()) {
+          shutdownOutput(leg, done);
+        } else {
+          done.tryFailure(c.cause());
+        }
+      });
     });
     return done;
   }
+
+  private static void shutdownOutput(Channel leg, ChannelPromise done) {
+    if (!leg.isActive()) {
+      done.tryFailure(new IllegalStateException("leg closed before its output was shut down"));
+      return;
+    }
+    ((DuplexChannel) leg).shutdownOutput().addListener(s -> {
+      if (s.isSuccess()) {
+        done.trySuccess();
+      } else {
+        done.tryFailure(s.cause());
+      }
+    });
+  }
+
 
   /** Why a connect failed, as a reset cause: a timeout, or a refusal (any other failure). */
   public static ResetCause connectFailure(Throwable cause) {

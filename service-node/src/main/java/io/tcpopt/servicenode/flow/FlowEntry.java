@@ -38,6 +38,10 @@ public final class FlowEntry {
   private volatile Instant end;
   private volatile WanFigures finalFigures = WanFigures.NONE;
   private volatile LegSettings localLeg;
+  private volatile Supplier<HttpReuseFigures> httpReuse;
+  private volatile Supplier<TlsFigures> tls;
+  private volatile HttpReuseFigures finalHttpReuse;
+  private volatile TlsFigures finalTls;
 
   FlowEntry(FlowTable table, long id, FlowKind kind, String reason, InetSocketAddress client, InetSocketAddress server) {
     this.table = table;
@@ -101,6 +105,21 @@ public final class FlowEntry {
     this.localLeg = settings;
   }
 
+  /** The flow's requests ride pooled server connections (an http-reuse profile); figures from {@code figures}. */
+  public void httpReuse(Supplier<HttpReuseFigures> figures) {
+    this.httpReuse = figures;
+  }
+
+  /** The flow's client leg is TLS this node terminates (a client-ssl profile); figures from {@code figures}. */
+  public void tls(Supplier<TlsFigures> figures) {
+    this.tls = figures;
+  }
+
+  /** Adds a note to the flow's reason, e.g. why a profile of its action could not be applied. */
+  public void note(String note) {
+    this.reason = reason == null || reason.isEmpty() ? note : reason + "; " + note;
+  }
+
   /**
    * What the bridge of this flow reports to: {@code legIsClient} when its leg is the client (the
    * intercepting node), false when it is the server (the far node), which maps the bridge's
@@ -155,6 +174,8 @@ public final class FlowEntry {
   public void close(String why) {
     if (closed.compareAndSet(false, true)) {
       finalFigures = peer == null ? WanFigures.NONE : wan.get();
+      finalHttpReuse = httpReuse == null ? null : httpReuse.get();
+      finalTls = tls == null ? null : tls.get();
       closeReason = why;
       end = Instant.now();
       state = FlowState.CLOSED;
@@ -164,10 +185,13 @@ public final class FlowEntry {
   }
 
   FlowRecord snapshot() {
-    WanFigures w = closed.get() ? finalFigures : peer == null ? WanFigures.NONE : wan.get();
+    boolean done = closed.get();
+    WanFigures w = done ? finalFigures : peer == null ? WanFigures.NONE : wan.get();
+    HttpReuseFigures reuse = done ? finalHttpReuse : httpReuse == null ? null : httpReuse.get();
+    TlsFigures t = done ? finalTls : tls == null ? null : tls.get();
     return new FlowRecord(id, kind, reason, state, client, server, peer, start, Instant.ofEpochMilli(lastActivityMillis), end,
         clientToServer.get(), serverToClient.get(), buffered.get(), peakBuffered.get(), w.rttMicros(), w.cwndSegments(), w.retransmits(), closeReason,
-        localLeg);
+        localLeg, reuse, t);
   }
 
   String describe() {

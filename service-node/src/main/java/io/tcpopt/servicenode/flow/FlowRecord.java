@@ -10,6 +10,8 @@ import java.time.Instant;
  *
  * @param peer the peer node carrying the flow, or null for pass-through and dropped flows
  * @param localLeg the options of this node's local leg of an optimized flow once connected, else null
+ * @param httpReuse at the far node, the flow's HTTP server-connection reuse, or null without an http-reuse profile
+ * @param tls at the intercepting node, the client's TLS this node terminates, or null without a client-ssl profile
  */
 public record FlowRecord(
     long id,
@@ -30,4 +32,6 @@ public record FlowRecord(
     long wanCwndSegments,
     long wanRetransmits,
     String closeReason,
-    LegSettings localLeg) {}
+    LegSettings localLeg,
+    HttpReuseFigures httpReuse,
+    TlsFigures tls) {}

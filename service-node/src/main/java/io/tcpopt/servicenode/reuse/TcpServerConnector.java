@@ -1,0 +1,88 @@
+package io.tcpopt.servicenode.reuse;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.tcpopt.common.transport.EpollHalfCloseWorkaround;
+import io.tcpopt.common.transport.NettyTransport;
+import java.time.Duration;
+import java.util.function.BiConsumer;
+
+/**
+ * Opens pooled server connections as TCP sockets from the node's own address (Nagle off, half
+ * closure allowed, explicit write watermarks, a connect timeout). An optional {@code pipelineHook}
+ * adds handlers first — e.g. an {@link SslHandler} for a server-SSL profile, in which case the
+ * connection is ready once its handshake completed.
+ */
+public final class TcpServerConnector implements ServerConnector {
+  private final Duration connectTimeout;
+  private final WriteBufferWaterMark watermarks;
+  private final BiConsumer<PoolKey, Channel> pipelineHook;
+
+  public TcpServerConnector(Duration connectTimeout, WriteBufferWaterMark watermarks, BiConsumer<PoolKey, Channel> pipelineHook) {
+    this.connectTimeout = connectTimeout;
+    this.watermarks = watermarks;
+    this.pipelineHook = pipelineHook;
+  }
+
+  /** Plain TCP to the server. */
+  public TcpServerConnector(Duration connectTimeout, WriteBufferWaterMark watermarks) {
+    this(connectTimeout, watermarks, null);
+  }
+
+  @Override
+  public Future<Channel> connect(PoolKey key, EventLoop loop, ChannelHandler handler) {
+    Promise<Channel> ready = loop.newPromise();
+    Bootstrap b = new Bootstrap()
+        .group(loop)
+        .channel(NettyTransport.socketChannel())
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
+        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
+        .handler(new ChannelInitializer<Channel>() {
+          @Override
+          protected void initChannel(Channel ch) {
+            EpollHalfCloseWorkaround.install(ch);
+            if (pipelineHook != null) {
+              pipelineHook.accept(key, ch);
+            }
+            ch.pipeline().addLast(handler);
+          }
+        });
+    ChannelFuture f = b.connect(key.server());
+    f.addListener(done -> {
+      if (!done.isSuccess()) {
+        ready.tryFailure(done.cause());
+        return;
+      }
+      SslHandler tls = f.channel().pipeline().get(SslHandler.class);
+      if (tls == null && !PoolKey.PLAIN.equals(key.transport())) {
+        f.channel().close(); // TLS was asked for and could not be set up: never plaintext instead
+        ready.tryFailure(new IllegalStateException("no TLS for " + key.transport()));
+        return;
+      }
+      if (tls == null) {
+        ready.trySuccess(f.channel());
+        return;
+      }
+      tls.handshakeFuture().addListener(h -> {
+        if (h.isSuccess()) {
+          ready.trySuccess(f.channel());
+        } else {
+          f.channel().close();
+          ready.tryFailure(h.cause());
+        }
+      });
+    });
+    return ready;
+  }
+}

@@ -177,6 +177,7 @@ public final class LegBridge implements UpstreamListener {
     if (finished) {
       return;
     }
+    boolean drained = false;
     while (toUpstream != null && !toUpstream.isEmpty()) {
       long credit = upstream.credit();
       if (credit <= 0) {
@@ -186,6 +187,16 @@ public final class LegBridge implements UpstreamListener {
       ByteBuf out = head.readableBytes() <= credit ? toUpstream.poll() : head.readRetainedSlice((int) credit);
       toUpstreamBytes -= out.readableBytes();
       upstream.write(out);
+      drained = true;
+      if (finished) {
+        return;
+      }
+    }
+    if (drained) {
+      // Queued bytes leave now: no leg read may follow to flush them (the leg stops reading while
+      // bytes wait, and after its FIN nothing is read at all), and unflushed bytes would keep the
+      // upstream's credit at 0 for ever.
+      upstream.flush();
       if (finished) {
         return;
       }

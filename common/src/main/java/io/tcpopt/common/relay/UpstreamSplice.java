@@ -131,6 +131,7 @@ public final class UpstreamSplice {
 
     /** Hands waiting bytes to the other upstream within its credit, then its end. */
     void forward() {
+      boolean wrote = false;
       while (!finished && !waiting.isEmpty()) {
         long credit = other.upstream.credit();
         if (credit <= 0) {
@@ -141,9 +142,15 @@ public final class UpstreamSplice {
         int n = out.readableBytes();
         queued -= n;
         other.upstream.write(out);
+        wrote = true;
         if (!finished) {
           upstream.consumed(n);
         }
+      }
+      if (wrote && !finished) {
+        // Flushed here, not only at onDataComplete: bytes forwarded on new credit have no read
+        // behind them that would flush them, and unflushed bytes keep that credit at 0.
+        other.upstream.flush();
       }
       if (!finished && ended && waiting.isEmpty() && !endSent) {
         endSent = true;

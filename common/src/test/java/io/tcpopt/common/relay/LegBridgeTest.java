@@ -5,11 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.tcpopt.common.transport.EpollHalfCloseWorkaround;
@@ -89,7 +92,20 @@ class LegBridgeTest {
     group = NettyTransport.group(2, "bridge-test");
     server = new ServerSocket(0, 16, InetAddress.getLoopbackAddress());
     target = (InetSocketAddress) server.getLocalSocketAddress();
-    listener = Legs.server(group, group, WATERMARKS)
+    listener = listen(0, 0);
+  }
+
+  /** The intercepting listener; non-zero sizes fix the leg's SO_RCVBUF and the server socket's SO_SNDBUF. */
+  private Channel listen(int legReceiveBuffer, int upstreamSendBuffer) throws InterruptedException {
+    ServerBootstrap b = Legs.server(group, group, WATERMARKS);
+    if (legReceiveBuffer > 0) {
+      b.childOption(ChannelOption.SO_RCVBUF, legReceiveBuffer);
+    }
+    Bootstrap upstream = Legs.client(WATERMARKS, Duration.ofSeconds(2));
+    if (upstreamSendBuffer > 0) {
+      upstream.option(ChannelOption.SO_SNDBUF, upstreamSendBuffer);
+    }
+    return b
         .childHandler(new ChannelInitializer<Channel>() {
           @Override
           protected void initChannel(Channel ch) {
@@ -100,7 +116,7 @@ class LegBridgeTest {
                 ctx.pipeline().remove(this);
                 Channel client = ctx.channel();
                 DirectUpstream up = DirectUpstream.over(client.eventLoop(),
-                    Legs.connect(Legs.client(WATERMARKS, Duration.ofSeconds(2)), client.eventLoop(), target, null), "server leg", WATERMARKS,
+                    Legs.connect(upstream, client.eventLoop(), target, null), "server leg", WATERMARKS,
                     preface == null ? null : Unpooled.wrappedBuffer(preface));
                 LegBridge.start(client.newSucceededFuture(), up, flow, "client leg", idleTimeout);
               }
@@ -299,6 +315,45 @@ class LegBridgeTest {
       assertEquals(some.length, n, "reading resumes the flow");
       stop.countDown();
     }
+  }
+
+  /**
+   * The client sends everything and its FIN while the server is not reading yet: at the FIN the
+   * leg's whole backlog is read at once and waits for credit in the bridge. When the server reads,
+   * each burst of credit drains only part of that backlog (the socket turns unwritable after one
+   * read's worth); what was drained must still be flushed, or the socket never turns writable again
+   * and the flow stalls with bytes pending (found on 2026-12-01 as a 1-in-30 FailOpenTest stall).
+   */
+  @Test
+  void aBacklogReadAtTheClientsFinDrainsCompletelyOnceTheServerReads() throws Exception {
+    listener.close().sync();
+    listener = listen(4 << 20, 16 << 10);
+    server.close();
+    server = new ServerSocket();
+    server.setReceiveBufferSize(16 << 10);
+    server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+    target = (InetSocketAddress) server.getLocalSocketAddress();
+    byte[] request = bytes(2_000_000, 3);
+    CompletableFuture<byte[]> received = new CompletableFuture<>();
+    CountDownLatch clientDone = new CountDownLatch(1);
+    CompletableFuture<Void> served = serveOnce(s -> {
+      clientDone.await(10, TimeUnit.SECONDS);
+      Thread.sleep(200); // the FIN's backlog is in the bridge now
+      received.complete(s.getInputStream().readAllBytes());
+      s.shutdownOutput();
+    });
+    try (Socket c = new Socket()) {
+      c.setSendBufferSize(4 << 20);
+      c.connect(listener.localAddress(), 5_000);
+      c.setSoTimeout(10_000);
+      c.getOutputStream().write(request);
+      c.shutdownOutput();
+      clientDone.countDown();
+      assertEquals(-1, c.getInputStream().read());
+    }
+    assertArrayEquals(sha256(request), sha256(received.get(10, TimeUnit.SECONDS)), "client -> server bytes");
+    served.get(10, TimeUnit.SECONDS);
+    assertEquals("completed", flow.closed.get(10, TimeUnit.SECONDS));
   }
 
   private static byte[] bytes(int n, long seed) {

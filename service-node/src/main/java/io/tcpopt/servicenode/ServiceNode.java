@@ -85,8 +85,7 @@ public final class ServiceNode implements AutoCloseable {
     ServiceNodeConfig.Lan lan = config.lan();
     this.legOptions = new LegOptions(lan.connectTimeout(), lan.idleTimeout(), lan.bufferLow(), lan.bufferHigh(), config.wan().openCoalescing(),
         new DefaultChannelGroup("legs", GlobalEventExecutor.INSTANCE));
-    int wanHigh = Math.max(1 << 20, Math.min(config.wan().streamWindow(), 16 << 20));
-    this.wanSockets = new WanSockets(wanHigh / 2, wanHigh, WanTuning.forConfig(config.wan()));
+    this.wanSockets = WanSockets.shallow(WanTuning.forConfig(config.wan()));
     this.sessionSettings = new SessionSettings(config.nodeName(), config.site(), config.wan().maxFrameSize(), config.wan().streamWindow(),
         config.wan().maxStreams(), config.wan().keepalive(), HANDSHAKE_TIMEOUT);
     this.profileServices = ProfileServices.create(legOptions, registry);

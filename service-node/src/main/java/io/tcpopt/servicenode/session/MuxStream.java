@@ -1,8 +1,10 @@
 package io.tcpopt.servicenode.session;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
+import java.util.ArrayDeque;
 import io.tcpopt.servicenode.wire.DataFrame;
 import io.tcpopt.servicenode.wire.RstStreamFrame;
 import io.tcpopt.servicenode.wire.WindowUpdateFrame;
@@ -11,11 +13,18 @@ import io.tcpopt.servicenode.wire.WireCodes;
 /**
  * One flow carried over a WAN connection, with its credit both ways. The sender may have at most
  * {@link #sendWindow()} bytes unacknowledged; received bytes are granted back (WINDOW_UPDATE) only
- * once written to the local TCP leg ({@link #consumed}), batched at a quarter window. All methods
+ * once written to the local TCP leg ({@link #consumed}), batched at a quarter window.
+ *
+ * <p>Bytes written to the stream wait in its own send queue (at most {@link #SEND_QUEUE_LIMIT})
+ * until the connection's {@link StreamScheduler} picks them, so queues stay where the fair
+ * scheduler sees them and the socket's own queue stays shallow. All methods
  * run on the connection's event loop. Outside this package a stream is an opaque token handed to
  * a {@link StreamAcceptor}: the data path sees it only through {@link WanStreamUpstream}.
  */
 public final class MuxStream {
+  /** Bytes a stream may hold waiting for the scheduler; its credit is 0 beyond. */
+  static final int SEND_QUEUE_LIMIT = 256 * 1024;
+
   private final StreamMultiplexer mux;
   private final int id;
   private StreamHandler handler;
@@ -25,6 +34,17 @@ public final class MuxStream {
   private boolean sentEnd;
   private boolean receivedEnd;
   private boolean removed;
+
+  /** Written, not yet handed to the connection (within the send window already). */
+  private ArrayDeque<ByteBuf> pending;
+  private long pendingBytes;
+  /** The end was written and waits behind {@link #pending}. */
+  private boolean endPending;
+  /** The queue was full: the handler waits for room. */
+  private boolean full;
+  /** Scheduler state: whether the stream is in one of its lists, and its deficit. */
+  boolean scheduled;
+  int deficit;
 
   MuxStream(StreamMultiplexer mux, int id, long sendWindow, int receiveCredit) {
     this.mux = mux;
@@ -58,21 +78,80 @@ public final class MuxStream {
     return removed ? 0 : sendWindow;
   }
 
-  /** Largest DATA payload the peer accepts. */
-  int maxDataPayload() {
-    return mux.peerMaxFrameSize();
+  /** Bytes that may be written now: the send window, bounded by the room in the send queue. */
+  long sendCredit() {
+    return removed || sentEnd ? 0 : Math.max(0, Math.min(sendWindow, SEND_QUEUE_LIMIT - pendingBytes));
   }
 
-  /** Sends bytes (at most {@link #sendWindow()} and {@link #maxDataPayload()}); takes ownership. */
+  /**
+   * Queues bytes for the scheduler (at most {@link #sendCredit()}); takes ownership. With {@code
+   * endStream} the end follows them. Nothing leaves before {@link #flush}.
+   */
   void writeData(ByteBuf data, boolean endStream) {
     if (removed || sentEnd) {
       data.release();
       return;
     }
-    sendWindow -= data.readableBytes();
+    int n = data.readableBytes();
+    sendWindow -= n;
     sentEnd = endStream;
-    mux.write(new DataFrame(id, data, endStream));
-    removeIfDone();
+    if (n > 0) {
+      if (pending == null) {
+        pending = new ArrayDeque<>(4);
+      }
+      pending.add(data);
+      pendingBytes += n;
+      full = pendingBytes >= SEND_QUEUE_LIMIT || full;
+    } else {
+      data.release();
+    }
+    endPending |= endStream;
+    mux.schedule(this);
+  }
+
+  boolean hasPending() {
+    return pendingBytes > 0 || endPending;
+  }
+
+  /** The next frame of this stream's queue, at most {@code limit} bytes; only while {@link #hasPending()}. */
+  DataFrame pollFrame(int limit) {
+    ByteBuf out;
+    ByteBuf head = pending == null ? null : pending.peek();
+    if (head == null) {
+      out = Unpooled.EMPTY_BUFFER;
+    } else if (head.readableBytes() <= limit) {
+      out = pending.poll();
+    } else {
+      out = head.readRetainedSlice(limit);
+    }
+    pendingBytes -= out.readableBytes();
+    boolean end = endPending && pendingBytes == 0;
+    if (end) {
+      endPending = false;
+      removeIfDone();
+    }
+    return new DataFrame(id, out, end);
+  }
+
+  /** True once, when the queue was full and has drained to half: the handler may write again. */
+  boolean sendRoomAgain() {
+    if (full && pendingBytes <= SEND_QUEUE_LIMIT / 2) {
+      full = false;
+      return !removed;
+    }
+    return false;
+  }
+
+  /** Releases whatever waits to be sent (reset, or the connection is gone). */
+  void dropPending() {
+    if (pending != null) {
+      ByteBuf b;
+      while ((b = pending.poll()) != null) {
+        b.release();
+      }
+    }
+    pendingBytes = 0;
+    endPending = false;
   }
 
   void flush() {
@@ -99,6 +178,7 @@ public final class MuxStream {
       return;
     }
     removed = true;
+    dropPending();
     mux.remove(this);
     mux.write(new RstStreamFrame(id, code, reason));
     mux.flush();
@@ -134,21 +214,25 @@ public final class MuxStream {
 
   void onReset(int code, String reason) {
     removed = true;
+    dropPending();
     mux.remove(this);
     handler.onReset(code, reason);
   }
 
   void onConnectionLost(String reason) {
     removed = true;
+    dropPending();
     handler.onReset(WireCodes.INTERNAL, reason);
   }
 
-  void onWritabilityChanged() {
-    handler.onWanWritabilityChanged();
+  /** The send queue has room again. */
+  void onSendRoom() {
+    handler.onSendRoom();
   }
 
+  /** Done once the end went out both ways (the end leaves this side when the scheduler sends it). */
   private void removeIfDone() {
-    if (sentEnd && receivedEnd && !removed) {
+    if (sentEnd && !endPending && receivedEnd && !removed) {
       removed = true;
       mux.remove(this);
     }

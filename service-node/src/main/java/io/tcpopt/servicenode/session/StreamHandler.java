@@ -13,6 +13,6 @@ interface StreamHandler {
   /** The stream is gone: the peer reset it, or the WAN connection failed. */
   void onReset(int code, String reason);
 
-  /** The WAN connection became writable again: send what waits (reading the leg resumes after). */
-  void onWanWritabilityChanged();
+  /** The stream's send queue, which was full, has room again: send what waits. */
+  void onSendRoom();
 }

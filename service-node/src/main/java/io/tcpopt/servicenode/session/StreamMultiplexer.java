@@ -1,6 +1,7 @@
 package io.tcpopt.servicenode.session;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
@@ -62,7 +63,9 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   private int peerOpened;
   private int unansweredPings;
   private long lastReadNanos = System.nanoTime();
-  private int rotation;
+  private final StreamScheduler scheduler = new StreamScheduler();
+  private boolean pumping;
+  private boolean pumpAgain;
   private ScheduledFuture<?> handshakeTimer;
   private ScheduledFuture<?> keepaliveTimer;
 
@@ -135,12 +138,67 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     return p == null ? 0 : Math.min(p.maxFrameSize() - OpenFrame.fixedLength(16), p.initialStreamWindow());
   }
 
+  /** Writes a control frame: it goes ahead of every stream's queued bytes. */
   void write(Frame frame) {
     ctx.write(frame, ctx.voidPromise());
   }
 
+  /** For tests: the scheduler of this connection's streams. */
+  StreamScheduler scheduler() {
+    return scheduler;
+  }
+
+  /** {@code stream} has bytes or its end queued: the scheduler sends them at the next {@link #flush}. */
+  void schedule(MuxStream stream) {
+    scheduler.add(stream);
+  }
+
+  /** Hands the connection what the scheduler allows, then flushes. */
   void flush() {
+    pump();
     ctx.flush();
+  }
+
+  /**
+   * Moves frames from the streams' queues into the connection while it is writable (its write
+   * watermarks and the socket's TCP_NOTSENT_LOWAT keep that queue shallow), then tells streams
+   * whose full queues drained that they may take more. Re-entry from those streams only asks for
+   * another round.
+   */
+  private void pump() {
+    if (pumping) {
+      pumpAgain = true;
+      return;
+    }
+    pumping = true;
+    try {
+      do {
+        pumpAgain = false;
+        Channel ch = ctx.channel();
+        int max = peer == null ? StreamScheduler.QUANTUM : peer.maxFrameSize();
+        while (ch.isWritable()) {
+          DataFrame frame = scheduler.next(max);
+          if (frame == null) {
+            break;
+          }
+          ctx.write(frame, ctx.voidPromise());
+        }
+        MuxStream s;
+        while ((s = scheduler.pollRoomAgain()) != null) {
+          s.onSendRoom();
+        }
+      } while (pumpAgain && ctx.channel().isWritable());
+    } finally {
+      pumping = false;
+    }
+    closeIfGoneAway();
+  }
+
+  private void closeIfGoneAway() {
+    if (goingAway && streams.isEmpty() && scheduler.isIdle() && !closing) {
+      closing = true;
+      ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+    }
   }
 
   void remove(MuxStream stream) {
@@ -151,9 +209,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
       } else {
         peerOpened--;
       }
-      if (goingAway && streams.isEmpty()) {
-        ctx.close();
-      }
+      closeIfGoneAway();
     }
   }
 
@@ -296,9 +352,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
       log.info("peer {} ({}) sent GOAWAY {}: {}", peerName(), ctx.channel().remoteAddress(), WireCodes.goAwayName(g.code()), g.reason());
       goingAway = true;
       markDown("peer sent GOAWAY " + WireCodes.goAwayName(g.code()));
-      if (streams.isEmpty()) {
-        ctx.close();
-      }
+      closeIfGoneAway();
     }
   }
 
@@ -390,14 +444,8 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
-    if (ctx.channel().isWritable() && !streams.isEmpty()) {
-      // Streams drain in turn, starting one further each time, so none starves.
-      MuxStream[] all = streams.values().toArray(new MuxStream[0]);
-      int start = Math.floorMod(rotation++, all.length);
-      for (int i = 0; i < all.length && ctx.channel().isWritable(); i++) {
-        all[(start + i) % all.length].onWritabilityChanged();
-      }
-      ctx.flush();
+    if (ctx.channel().isWritable()) {
+      flush();
     }
     super.channelWritabilityChanged(ctx);
   }
@@ -427,6 +475,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     String reason = "WAN connection to " + peerName() + " (" + ctx.channel().remoteAddress() + ") lost";
     List<MuxStream> lost = new ArrayList<>(streams.values());
     streams.clear();
+    scheduler.clear();
     activeStreams = 0;
     for (MuxStream s : lost) {
       s.onConnectionLost(reason);

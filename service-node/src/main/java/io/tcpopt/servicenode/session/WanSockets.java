@@ -8,6 +8,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.tcpopt.common.transport.NettyTransport;
 import java.util.Optional;
 
 /**
@@ -21,6 +23,16 @@ public final class WanSockets {
    * connection carries many streams, and each read batch is decrypted and dispatched in one pass.
    */
   static final int MAX_READ_BYTES = 256 * 1024;
+
+  /**
+   * Unsent bytes the kernel may hold per WAN socket (TCP_NOTSENT_LOWAT): the socket reports
+   * writable only below it, so sent-but-unacknowledged bytes still fill the window while the queue
+   * of bytes not yet sent stays a few milliseconds deep and the node's scheduler decides the order.
+   */
+  static final long NOTSENT_LOWAT = 128 * 1024;
+  /** The connection's own write queue (Netty's outbound buffer, TLS input): as shallow. */
+  static final int QUEUE_LOW = 64 * 1024;
+  static final int QUEUE_HIGH = 192 * 1024;
 
   private final WriteBufferWaterMark watermarks;
   private final Tuning tuning;
@@ -58,6 +70,11 @@ public final class WanSockets {
     }
   };
 
+  /** Shallow queues: {@link #QUEUE_LOW}/{@link #QUEUE_HIGH} watermarks and {@link #NOTSENT_LOWAT} on epoll. */
+  public static WanSockets shallow(Tuning tuning) {
+    return new WanSockets(QUEUE_LOW, QUEUE_HIGH, tuning);
+  }
+
   public WanSockets(int writeBufferLow, int writeBufferHigh, Tuning tuning) {
     this.watermarks = new WriteBufferWaterMark(writeBufferLow, writeBufferHigh);
     this.tuning = tuning;
@@ -66,12 +83,18 @@ public final class WanSockets {
   public void configure(Bootstrap b) {
     b.option(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks).option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.RCVBUF_ALLOCATOR, readAllocator());
+    if (NettyTransport.isEpoll()) {
+      b.option(EpollChannelOption.TCP_NOTSENT_LOWAT, NOTSENT_LOWAT);
+    }
     tuning.configure(b);
   }
 
   public void configure(ServerBootstrap b) {
     b.childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks).childOption(ChannelOption.TCP_NODELAY, true)
         .childOption(ChannelOption.RCVBUF_ALLOCATOR, readAllocator());
+    if (NettyTransport.isEpoll()) {
+      b.childOption(EpollChannelOption.TCP_NOTSENT_LOWAT, NOTSENT_LOWAT);
+    }
     tuning.configure(b);
   }
 

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A stream of the inter-node session as an {@link Upstream}: the data path's only view of the
- * WAN. Credit is the stream's send window (0 while the WAN connection is unwritable); bytes
+ * WAN. Credit is the stream's send window, bounded by the room in its send queue; bytes
  * delivered to the bridge are granted back to the peer (WINDOW_UPDATE) as the bridge reports them
  * {@link #consumed}. Runs on the WAN connection's event loop.
  *
@@ -126,7 +126,7 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     if (stream == null) {
       return opening == null ? 0 : connection.peerInitialWindow();
     }
-    return stream.wanChannel().isWritable() ? stream.sendWindow() : 0;
+    return stream.sendCredit();
   }
 
   @Override
@@ -140,12 +140,8 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     }
   }
 
-  /** Sends as DATA frames of at most the peer's frame size. */
+  /** Queues bytes on the stream; its scheduler cuts them into DATA frames. */
   private void send(ByteBuf data) {
-    int max = stream.maxDataPayload();
-    while (data.readableBytes() > max) {
-      stream.writeData(data.readRetainedSlice(max), false);
-    }
     stream.writeData(data, false);
   }
 
@@ -252,7 +248,7 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
   }
 
   @Override
-  public void onWanWritabilityChanged() {
+  public void onSendRoom() {
     if (!gone && listener != null && stream != null) {
       listener.onCredit();
     }

@@ -64,7 +64,7 @@ class StreamMultiplexerTest {
         }
 
         @Override
-        public void onWanWritabilityChanged() {}
+        public void onSendRoom() {}
       });
       events.add("open " + stream.id() + " " + first);
     };

@@ -1,0 +1,179 @@
+package io.tcpopt.servicenode.session;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.tcpopt.servicenode.wire.DataFrame;
+import io.tcpopt.servicenode.wire.FrameCodec;
+import io.tcpopt.servicenode.wire.HelloFrame;
+import io.tcpopt.servicenode.wire.OpenFrame;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The send side's fair queuing on a real multiplexer whose connection is held unwritable, so the
+ * test decides when each frame is taken: equal shares for busy streams whatever their write sizes,
+ * and a small request ahead of the bulk backlog.
+ */
+class StreamSchedulerTest {
+  private static final int WINDOW = 4 << 20;
+  private static final InetSocketAddress SRC = new InetSocketAddress("198.18.1.2", 40000);
+  private static final InetSocketAddress DST = new InetSocketAddress("198.19.1.2", 80);
+
+  private EmbeddedChannel ch;
+  private StreamMultiplexer mux;
+  private final List<MuxStream> accepted = new ArrayList<>();
+  private final List<Integer> roomAgain = new ArrayList<>();
+
+  @BeforeEach
+  void start() {
+    SessionSettings settings = new SessionSettings("dc-1", "dc", 1 << 20, WINDOW, 100, Duration.ofSeconds(5), Duration.ofSeconds(10));
+    StreamAcceptor acceptor = (stream, open) -> {
+      open.release();
+      accepted.add(stream);
+      stream.handler(new StreamHandler() {
+        @Override
+        public void onData(ByteBuf data, boolean endStream) {
+          data.release();
+        }
+
+        @Override
+        public void onWindowUpdate() {}
+
+        @Override
+        public void onReset(int code, String reason) {}
+
+        @Override
+        public void onSendRoom() {
+          roomAgain.add(stream.id());
+        }
+      });
+    };
+    SessionListener none = new SessionListener() {
+      @Override
+      public void sessionUp(StreamMultiplexer c) {}
+
+      @Override
+      public void sessionDown(StreamMultiplexer c, String reason) {}
+    };
+    mux = new StreamMultiplexer(settings, false, acceptor, none);
+    ch = new EmbeddedChannel(new FrameCodec(1 << 20), mux);
+    EmbeddedChannel enc = new EmbeddedChannel(new FrameCodec(1 << 20));
+    enc.writeOutbound(new HelloFrame(HelloFrame.VERSION, 1 << 20, WINDOW, 100, "branch-1", "branch"));
+    for (int id = 1; id <= 11; id += 2) {
+      enc.writeOutbound(new OpenFrame(id, id, SRC, DST, 0, Unpooled.EMPTY_BUFFER));
+    }
+    ByteBuf b;
+    while ((b = enc.readOutbound()) != null) {
+      ch.writeInbound(b);
+    }
+    assertFalse(enc.finishAndReleaseAll());
+    // Held unwritable: nothing leaves unless the test takes it from the scheduler.
+    ch.unsafe().outboundBuffer().setUserDefinedWritability(1, false);
+  }
+
+  @AfterEach
+  void stop() {
+    mux.scheduler().clear();
+    ch.releaseOutbound();
+    assertFalse(ch.finishAndReleaseAll());
+  }
+
+  /** Queues {@code total} bytes on {@code s} in writes of {@code chunk}. */
+  private static void queue(MuxStream s, int total, int chunk) {
+    for (int sent = 0; sent < total; sent += chunk) {
+      s.writeData(Unpooled.wrappedBuffer(new byte[Math.min(chunk, total - sent)]), false);
+    }
+    s.flush();
+  }
+
+  private DataFrame take() {
+    return mux.scheduler().next(1 << 20);
+  }
+
+  @Test
+  void busyStreamsGetEqualSharesWhateverTheirWriteSizes() {
+    int[] chunks = {1024, 8 * 1024, 64 * 1024, 200 * 1024};
+    for (int i = 0; i < chunks.length; i++) {
+      queue(accepted.get(i), MuxStream.SEND_QUEUE_LIMIT, chunks[i]);
+    }
+    Map<Integer, Long> bytes = new HashMap<>();
+    long total = 0;
+    // Half of the backlog leaves; then every stream has had the same share, within one quantum.
+    while (total < 2L * MuxStream.SEND_QUEUE_LIMIT) {
+      DataFrame f = take();
+      total += f.content().readableBytes();
+      bytes.merge(f.streamId(), (long) f.content().readableBytes(), Long::sum);
+      assertTrue(f.content().readableBytes() <= StreamScheduler.QUANTUM, "frames are cut to a quantum");
+      f.release();
+    }
+    long min = bytes.values().stream().mapToLong(Long::longValue).min().orElseThrow();
+    long max = bytes.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+    assertEquals(4, bytes.size(), bytes.toString());
+    assertTrue(max - min <= StreamScheduler.QUANTUM, "shares " + bytes);
+  }
+
+  @Test
+  void aSmallRequestLeavesBeforeTheBulkBacklog() {
+    for (int i = 0; i < 4; i++) {
+      queue(accepted.get(i), MuxStream.SEND_QUEUE_LIMIT, 64 * 1024);
+    }
+    for (int i = 0; i < 10; i++) {
+      take().release(); // the bulk streams are under way
+    }
+    MuxStream interactive = accepted.get(4);
+    queue(interactive, 1024, 1024);
+    DataFrame next = take();
+    assertEquals(interactive.id(), next.streamId(), "the 1 KB request is the very next frame, ahead of ~700 KB of bulk");
+    assertEquals(1024, next.content().readableBytes());
+    next.release();
+  }
+
+  @Test
+  void aFullQueueStopsCreditAndReportsRoomOnceDrainedToHalf() {
+    MuxStream s = accepted.get(0);
+    queue(s, MuxStream.SEND_QUEUE_LIMIT, 64 * 1024);
+    assertEquals(0, s.sendCredit(), "credit is bounded by the room in the send queue");
+    long taken = 0;
+    while (taken < MuxStream.SEND_QUEUE_LIMIT / 2) {
+      DataFrame f = take();
+      taken += f.content().readableBytes();
+      f.release();
+    }
+    assertEquals(MuxStream.SEND_QUEUE_LIMIT / 2, s.sendCredit());
+    MuxStream room;
+    while ((room = mux.scheduler().pollRoomAgain()) != null) {
+      room.onSendRoom();
+    }
+    assertEquals(List.of(s.id()), roomAgain);
+  }
+
+  @Test
+  void theEndLeavesAfterTheBytesOnTheLastFrame() {
+    MuxStream s = accepted.get(0);
+    s.writeData(Unpooled.wrappedBuffer(new byte[40_000]), true);
+    DataFrame first = take();
+    DataFrame last = take();
+    assertEquals(StreamScheduler.QUANTUM, first.content().readableBytes());
+    assertFalse(first.endStream());
+    assertEquals(40_000 - StreamScheduler.QUANTUM, last.content().readableBytes());
+    assertTrue(last.endStream());
+    first.release();
+    last.release();
+    assertNull(take());
+    assertEquals(0, s.sendCredit(), "nothing may follow the end");
+  }
+
+}

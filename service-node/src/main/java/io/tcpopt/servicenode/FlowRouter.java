@@ -68,6 +68,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
   private final int maxActive;
   private final WanSockets wanSockets;
   private final ProfileServices services;
+  private final ServiceNodeConfig.ClientAddress clientAddress;
   private volatile boolean closed;
 
   /** Why admission refused a flow: the reset a peer's stream gets, the reason a flow records. */
@@ -78,9 +79,10 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
    * @param maxActive {@code flows.max-active}
    * @param wanSockets reads the figures (RTT, cwnd, retransmits) of the connection carrying a flow
    * @param services the server-connection pools and SSL contexts of the actions' application profiles
+   * @param clientAddress which sites' far nodes are asked to connect from clients' addresses, and whose asks are honoured here
    */
   FlowRouter(FlowTable flows, SessionRegistry sessions, SiteRoutes routes, LegOptions legs, Supplier<FlowDecider> decider, int maxActive,
-      WanSockets wanSockets, ProfileServices services) {
+      WanSockets wanSockets, ProfileServices services, ServiceNodeConfig.ClientAddress clientAddress) {
     this.flows = flows;
     this.sessions = sessions;
     this.routes = routes;
@@ -89,6 +91,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     this.maxActive = maxActive;
     this.wanSockets = wanSockets;
     this.services = services;
+    this.clientAddress = clientAddress;
   }
 
   /** Admission: why the node cannot carry one more flow over a session (either end), or null when it can. */
@@ -159,7 +162,8 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     flow.carriedBy(connection.peerName(), figures(connection));
     LegTuning tuning = LegTuning.of(verdict.profiles() == null ? null : verdict.profiles().client(), legs);
     prepareClientLeg(client, tuning, flow, verdict.profiles());
-    WanStreamUpstream stream = WanStreamUpstream.open(connection, flow.id(), source, destination, legs.openCoalescing());
+    int openFlags = clientAddress.requests(site) ? OpenFrame.FLAG_TRANSPARENT_SOURCE : 0;
+    WanStreamUpstream stream = WanStreamUpstream.open(connection, flow.id(), source, destination, openFlags, legs.openCoalescing());
     LegBridge.start(client.newSucceededFuture(), stream, flow.recorder(true), "client leg", tuning.idleTimeout());
   }
 
@@ -202,7 +206,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     WanStreamUpstream stream = WanStreamUpstream.accepted(muxStream, open.content());
     InetSocketAddress source = open.source();
     InetSocketAddress destination = open.destination();
-    boolean transparentSource = (open.openFlags() & OpenFrame.FLAG_TRANSPARENT_SOURCE) != 0;
+    boolean asksClientAddress = (open.openFlags() & OpenFrame.FLAG_TRANSPARENT_SOURCE) != 0;
     open.release();
     Refusal refused = refusal();
     if (refused != null) {
@@ -221,6 +225,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
       flow.close(why);
       return;
     }
+    boolean transparentSource = asksClientAddress && keepsClientAddress(flow, stream.connection().peerHello().site());
     HttpReuseProfile reuse = profiles == null ? null : profiles.httpReuse();
     if (reuse != null && !transparentSource) {
       serveByRequests(stream, flow, reuse, serverSsl, source, destination, tuning);
@@ -229,7 +234,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     Bootstrap b = legs.bootstrap();
     tuning.beforeConnect(b);
     InetSocketAddress bind = null;
-    if (transparentSource && NettyTransport.isEpoll()) {
+    if (transparentSource) {
       b.option(EpollChannelOption.IP_TRANSPARENT, true);
       bind = new InetSocketAddress(source.getAddress(), 0);
     }
@@ -244,6 +249,25 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
       }
     });
     LegBridge.start(connect, stream, flow.recorder(false), "server leg", tuning.idleTimeout());
+  }
+
+  /**
+   * Whether the server leg of a flow whose peer asked for the client's address connects from it:
+   * only for sites in {@code client-address.allow} (this node then routes the servers' answers
+   * back to itself) and on the epoll transport. Otherwise the leg connects from this node's own
+   * address, and the flow notes why.
+   */
+  private boolean keepsClientAddress(FlowEntry flow, String peerSite) {
+    if (!clientAddress.allows(peerSite)) {
+      flow.note("client address not kept: site " + peerSite + " is not in client-address.allow");
+      return false;
+    }
+    if (!NettyTransport.isEpoll()) {
+      flow.note("client address not kept: needs the Linux epoll transport");
+      return false;
+    }
+    flow.note("server sees the client's address");
+    return true;
   }
 
   /**

@@ -90,7 +90,7 @@ public final class ServiceNode implements AutoCloseable {
         config.wan().maxStreams(), config.wan().keepalive(), HANDSHAKE_TIMEOUT);
     this.profileServices = ProfileServices.create(legOptions, registry);
     this.router = new FlowRouter(flows, sessions, new SiteRoutes(config.peers()), legOptions, () -> this.decider, config.flows().maxActive(),
-        wanSockets, profileServices);
+        wanSockets, profileServices, config.clientAddress());
     this.boss = NettyTransport.group(1, "tcpopt-" + config.nodeName() + "-accept");
     this.workers = NettyTransport.group(Math.max(2, Runtime.getRuntime().availableProcessors()), "tcpopt-" + config.nodeName() + "-io");
   }
@@ -182,11 +182,9 @@ public final class ServiceNode implements AutoCloseable {
         throw new ServiceNodeException("cannot open the transparent listener on port " + t.port() + " (needs Linux, root or CAP_NET_ADMIN): "
             + e.getMessage(), e);
       }
-      // Only once the listener is bound: a diverted connection never meets a closed port.
-      if (t.installRules()) {
-        rules.add(TransparentRules.install(t));
-      }
     }
+    // Only once the listener is bound: a diverted connection never meets a closed port.
+    TransparentRules.install(config).ifPresent(rules::add);
   }
 
   /** Replaces the policy for new flows; flows already running keep their verdict. */

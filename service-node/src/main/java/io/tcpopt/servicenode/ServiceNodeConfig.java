@@ -18,9 +18,10 @@ import java.util.Set;
  *
  * @param dataReduction the chunk cache of data reduction ({@code data-reduction:}, see {@link
  *     StoreSettings#from}); used by flows whose policy asks for it
+ * @param clientAddress which peer sites connect to servers from the client's own address
  */
 public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer> peers, Interception interception, Lan lan, Flows flows,
-    StoreSettings dataReduction) {
+    StoreSettings dataReduction, ClientAddress clientAddress) {
 
   /** The inter-node side. {@code tls} is null exactly when {@code plaintext}. */
   public record Wan(
@@ -70,6 +71,34 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
 
   public record Flows(int maxActive, int closedHistory) {}
 
+  /**
+   * Client-address transparency ({@code client-address:}), per peer site; {@value #ANY_SITE} names
+   * every site.
+   *
+   * @param request sites whose nodes this node asks to connect to the server from the client's own
+   *     address (the OPEN frame's transparent flag) for the flows it intercepts
+   * @param allow sites whose asks this node honours as the far node; the servers' answers to
+   *     clients' addresses must be routed back through this node, whose return path it installs
+   */
+  public record ClientAddress(List<String> request, List<String> allow) {
+    public static final String ANY_SITE = "*";
+
+    public ClientAddress {
+      request = List.copyOf(request);
+      allow = List.copyOf(allow);
+    }
+
+    /** Whether flows to {@code site} ask for the client's address. */
+    public boolean requests(String site) {
+      return request.contains(ANY_SITE) || request.contains(site);
+    }
+
+    /** Whether this node connects from the client's address for a flow from {@code site} that asks for it. */
+    public boolean allows(String site) {
+      return allow.contains(ANY_SITE) || allow.contains(site);
+    }
+  }
+
   public ServiceNodeConfig {
     peers = List.copyOf(peers);
   }
@@ -82,7 +111,7 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     if (site == null || site.isBlank() || site.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255) {
       throw new ConfigException("node.site", "must be 1 to 255 bytes");
     }
-    section.requireOnly("wan", "peers", "interception", "lan", "flows", "data-reduction");
+    section.requireOnly("wan", "peers", "interception", "lan", "flows", "data-reduction", "client-address");
     Wan wan = wan(section.get("wan"));
     List<Peer> peers = peers(section);
     Interception interception = interception(section.section("interception"));
@@ -92,7 +121,27 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
         f.integer("max-active", 10_000, 1, 10_000_000), // default 10000
         f.integer("closed-history", 1_000, 0, 1_000_000)); // default 1000
     StoreSettings dataReduction = StoreSettings.from(section.section("data-reduction")); // default 256MiB memory, no disk
-    return new ServiceNodeConfig(nodeName, site, wan, peers, interception, lan, flows, dataReduction);
+    ClientAddress clientAddress = clientAddress(section.section("client-address"), interception.transparent() != null);
+    return new ServiceNodeConfig(nodeName, site, wan, peers, interception, lan, flows, dataReduction, clientAddress);
+  }
+
+  private static ClientAddress clientAddress(ConfigTree c, boolean transparentMode) {
+    c.requireOnly("request", "allow");
+    // default request: every site in transparent mode (the client's address is what it intercepted), none otherwise
+    List<String> request = c.has("request") ? sites(c, "request") : transparentMode ? List.of(ClientAddress.ANY_SITE) : List.of();
+    return new ClientAddress(request, c.has("allow") ? sites(c, "allow") : List.of()); // default allow: none
+  }
+
+  private static List<String> sites(ConfigTree c, String key) {
+    List<String> out = new ArrayList<>();
+    for (ConfigTree item : c.list(key)) {
+      String site = item.asString().trim();
+      if (site.isEmpty() || site.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255) {
+        throw item.error("expected a site name (1 to 255 bytes) or \"" + ClientAddress.ANY_SITE + "\"");
+      }
+      out.add(site);
+    }
+    return List.copyOf(out);
   }
 
   private static Wan wan(ConfigTree w) {

@@ -49,6 +49,17 @@ class ServiceNodeConfigTest {
     assertEquals(64L << 20, cache.memoryBytes());
     assertEquals(java.nio.file.Path.of("/var/lib/tcpopt/cache"), cache.diskDir());
     assertEquals(4L << 30, cache.diskBytes(), "disk cache default 4GiB");
+    assertFalse(c.clientAddress().requests("dc"), "without transparent interception no site is asked for the client's address");
+    assertFalse(c.clientAddress().allows("branch"), "no site's ask is honoured unless allowed");
+    ServiceNodeConfig transparent = TestNodes.config(BASE + "  interception: { transparent: { port: 7900 } }\n", "b", "branch");
+    assertTrue(transparent.clientAddress().requests("dc"), "transparent mode asks every site for the client's address");
+    ServiceNodeConfig chosen = TestNodes.config(BASE + "  interception: { transparent: { port: 7900 } }\n"
+        + "  client-address: { request: [dc-east], allow: [branch-1, branch-2] }\n", "b", "branch");
+    assertTrue(chosen.clientAddress().requests("dc-east"));
+    assertFalse(chosen.clientAddress().requests("dc-west"));
+    assertTrue(chosen.clientAddress().allows("branch-2"));
+    assertFalse(chosen.clientAddress().allows("branch-3"));
+    assertTrue(TestNodes.config(BASE + "  client-address: { allow: ['*'] }\n", "b", "branch").clientAddress().allows("anywhere"));
     assertEquals(6_250_000, TestNodes.config(BASE, "b", "branch").wan().streamWindow(), "default link 1Gbit x 50ms");
     assertEquals(1 << 20, TestNodes.config(BASE + "    link: { bandwidth: 10Mbit, rtt: 10ms }\n", "b", "branch").wan().streamWindow(),
         "window at least 1MiB");
@@ -81,6 +92,8 @@ class ServiceNodeConfigTest {
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, data-reduction: { disk-cache: { size: 1GiB } } }|service-node.data-reduction.disk-cache.dir: is required",
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, data-reduction: { disk-cache: { dir: /tmp/x, size: 1MiB } } }|service-node.data-reduction.disk-cache.size: must be between 16MiB and 16TiB, got 1048576",
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, data-reduction: { memory: 1GiB } }|service-node.data-reduction.memory: unknown setting",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, client-address: { allow: [ '' ] } }|service-node.client-address.allow[0]: expected a site name",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, client-address: { allowed: [ dc ] } }|service-node.client-address.allowed: unknown setting",
       "service-node: { wan: { listen: '127.0.0.1:0', tls: { certificate: /nonexistent.crt, private-key: /nonexistent.key, trusted: /nonexistent.ca } } }|service-node.wan.tls.certificate: /nonexistent.crt",
   })
   void invalidValueIsOneLineNamingTheField(String yaml, String expectedStart) {

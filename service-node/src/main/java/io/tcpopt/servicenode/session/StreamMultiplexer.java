@@ -217,7 +217,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
    * Opens a stream carrying {@code firstBytes} in its OPEN. Must run on this connection's event
    * loop. Returns null (and leaves {@code firstBytes} with the caller) when no stream can be opened.
    */
-  MuxStream open(long flowId, InetSocketAddress source, InetSocketAddress destination, ByteBuf firstBytes, StreamHandler handler) {
+  MuxStream open(long flowId, InetSocketAddress source, InetSocketAddress destination, int openFlags, ByteBuf firstBytes, StreamHandler handler) {
     HelloFrame p = peer;
     if (!up || closing || goingAway || p == null || localOpened >= p.maxStreams() || nextLocalId <= 0
         || firstBytes.readableBytes() > maxOpenPayload() || !ctx.channel().isActive()) {
@@ -230,7 +230,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     streams.put(id, stream);
     activeStreams = streams.size();
     localOpened++;
-    ctx.writeAndFlush(new OpenFrame(id, flowId, source, destination, 0, firstBytes), ctx.voidPromise());
+    ctx.writeAndFlush(new OpenFrame(id, flowId, source, destination, openFlags, firstBytes), ctx.voidPromise());
     return stream;
   }
 

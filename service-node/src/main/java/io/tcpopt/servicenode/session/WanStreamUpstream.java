@@ -44,13 +44,15 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     final long flowId;
     final InetSocketAddress source;
     final InetSocketAddress destination;
+    final int openFlags;
     final Duration coalescing;
     ScheduledFuture<?> timer;
 
-    Opening(long flowId, InetSocketAddress source, InetSocketAddress destination, Duration coalescing) {
+    Opening(long flowId, InetSocketAddress source, InetSocketAddress destination, int openFlags, Duration coalescing) {
       this.flowId = flowId;
       this.source = source;
       this.destination = destination;
+      this.openFlags = openFlags;
       this.coalescing = coalescing;
     }
   }
@@ -64,12 +66,13 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
    * A stream to be opened on {@code connection} for the flow {@code source → destination}. Any
    * thread; nothing is sent before {@link #start}.
    *
+   * @param openFlags the OPEN's flags ({@link io.tcpopt.servicenode.wire.OpenFrame#FLAG_TRANSPARENT_SOURCE})
    * @param coalescing how long an OPEN waits for the client's first bytes
    */
   public static WanStreamUpstream open(StreamMultiplexer connection, long flowId, InetSocketAddress source, InetSocketAddress destination,
-      Duration coalescing) {
+      int openFlags, Duration coalescing) {
     WanStreamUpstream u = new WanStreamUpstream(connection);
-    u.opening = new Opening(flowId, source, destination, coalescing);
+    u.opening = new Opening(flowId, source, destination, openFlags, coalescing);
     return u;
   }
 
@@ -157,7 +160,7 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     }
     int limit = connection.maxOpenPayload();
     ByteBuf first = data.readableBytes() <= limit ? data : data.readRetainedSlice(limit);
-    MuxStream s = connection.open(o.flowId, o.source, o.destination, first, this);
+    MuxStream s = connection.open(o.flowId, o.source, o.destination, o.openFlags, first, this);
     opening = null;
     if (s == null) {
       first.release();

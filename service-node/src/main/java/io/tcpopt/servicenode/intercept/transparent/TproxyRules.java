@@ -5,31 +5,36 @@ import io.tcpopt.common.netfilter.Commands;
 import io.tcpopt.common.netfilter.ExitGuard;
 import io.tcpopt.common.netfilter.NetfilterException;
 import io.tcpopt.common.netfilter.OwnedTable;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
+import io.tcpopt.common.policy.Cidr;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The kernel side of transparent interception, installed for the life of a service node:
+ * The kernel side of transparent operation, installed for the life of a service node, for IPv4
+ * and IPv6 alike:
  *
  * <ul>
- *   <li>nftables table {@code ip tcpopt}, chain {@code prerouting} (filter hook at mangle
- *       priority): packets of already transparent sockets get the mark and pass; packets to this
- *       host's own addresses pass untouched; other TCP packets matching the optional source and
- *       destination prefixes get the mark and are diverted with {@code tproxy to :PORT}.
- *   <li>{@code ip rule add fwmark MARK lookup TABLE proto 149} and {@code ip route add local
- *       0.0.0.0/0 dev lo table TABLE proto 149}, so marked packets are delivered locally, to the
- *       IP_TRANSPARENT listener. Protocol number {@value #PROTO} tags them as tcpopt's.
+ *   <li>nftables table {@code inet tcpopt}, chain {@code prerouting} (filter hook at mangle
+ *       priority): packets of the node's own transparent sockets get the mark and pass (the
+ *       <em>return path</em>: a server's answers to a connection the node made from a client's
+ *       address); packets to this host's own addresses pass untouched; with a {@link Diversion},
+ *       other TCP packets matching its source and destination prefixes get the mark and are
+ *       diverted with {@code tproxy to :PORT} (the <em>interception</em>).
+ *   <li>For each family, {@code ip rule add fwmark MARK lookup TABLE proto 149} and {@code ip route
+ *       add local 0.0.0.0/0 (::/0) dev lo table TABLE proto 149}, so marked packets are delivered
+ *       locally, to the IP_TRANSPARENT listener or socket. Protocol number {@value #PROTO} tags
+ *       them as tcpopt's. IPv6 routing is best effort when no IPv6 prefix is named (a host
+ *       without IPv6 then carries IPv4 only, and says so).
  * </ul>
  *
  * <p><b>Fail to wire.</b> The table is an {@link OwnedTable}: the kernel deletes it the moment this
- * JVM dies, however it dies, and new connections are routed as if tcpopt were not there. The rule
- * and route are inert without the table (nothing else sets the mark) and are removed by an {@link
+ * JVM dies, however it dies, and new connections are routed as if tcpopt were not there. The rules
+ * and routes are inert without the table (nothing else sets the mark) and are removed by an {@link
  * ExitGuard} when the JVM dies, by {@link #close()} at a graceful stop, and by a JVM shutdown hook
  * when the process exits without {@code close()}. On a kernel without table ownership the table
  * is installed without it ({@link #failToWire()} says so) and the guard deletes it too.
@@ -38,15 +43,47 @@ import org.slf4j.LoggerFactory;
  * adopts a rule or route tagged {@value #PROTO} left by an earlier run (removing it at close). A
  * rule or route without the tag belongs to someone else: it is used, and left in place at close.
  * If the {@code nft} child dies while the node runs, interception stops (flows go direct) until
- * {@link OwnedTable} has installed the table again; {@link #failToWire()} says so meanwhile. IPv4
- * only.
+ * {@link OwnedTable} has installed the table again; {@link #failToWire()} says so meanwhile.
  */
 public final class TproxyRules implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TproxyRules.class);
+  static final String FAMILY = "inet";
   static final String TABLE = "tcpopt";
-  /** The routing protocol number tagging the rule and route this class installs. */
+  /** The routing protocol number tagging the rules and routes this class installs. */
   static final int PROTO = 149;
-  private static final Pattern IPV4_PREFIX = Pattern.compile("(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})(/(\\d{1,2}))?");
+
+  /**
+   * What to intercept: TCP from {@code sources} to {@code destinations} (IPv4 and IPv6 prefixes,
+   * each list empty = any; a family named on one side only is intercepted only on that side's
+   * terms) diverted to the IP_TRANSPARENT listener on {@code port}.
+   */
+  public record Diversion(int port, List<String> sources, List<String> destinations) {
+    public Diversion {
+      sources = List.copyOf(sources);
+      destinations = List.copyOf(destinations);
+    }
+  }
+
+  /** One address family's policy routing: the rule and the local route. */
+  private enum Family {
+    V4("-4", "0.0.0.0/0", "IPv4"),
+    V6("-6", "::/0", "IPv6");
+
+    final String flag;
+    final String everything;
+    final String label;
+
+    Family(String flag, String everything, String label) {
+      this.flag = flag;
+      this.everything = everything;
+      this.label = label;
+    }
+
+    @Override
+    public String toString() {
+      return label;
+    }
+  }
 
   private final Commands commands;
   private final int mark;
@@ -54,12 +91,8 @@ public final class TproxyRules implements AutoCloseable {
   private final ExitGuard guard;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Thread shutdownHook;
+  private final List<Routing> routing = new ArrayList<>();
   private volatile OwnedTable table;
-  /** Added by this install (removed on any failure), or adopted from an earlier run (removed at close only). */
-  private boolean addedRule;
-  private boolean addedRoute;
-  private boolean adoptedRule;
-  private boolean adoptedRoute;
 
   private TproxyRules(Commands commands, int mark, int routeTable, ExitGuard guard) {
     this.commands = commands;
@@ -69,22 +102,27 @@ public final class TproxyRules implements AutoCloseable {
     this.shutdownHook = new Thread(this::remove, "tcpopt-tproxy-cleanup");
   }
 
+  /** Interception (and its return path) in the current network namespace; see {@link #install(Diversion, int, int)}. */
+  public static TproxyRules install(int port, int mark, int routeTable, List<String> sources, List<String> destinations) {
+    return install(new Diversion(port, sources, destinations), mark, routeTable);
+  }
+
   /**
    * Installs the rules in the current network namespace.
    *
-   * @param port the IP_TRANSPARENT listener's port (bind it before: the table diverts at once)
-   * @param mark the firewall mark (non-zero) that routes diverted packets to {@code routeTable}
+   * @param diversion what to intercept, or null for the return path alone (a node that connects
+   *     to servers from clients' addresses but intercepts nothing)
+   * @param mark the firewall mark (non-zero) that routes marked packets to {@code routeTable}
    * @param routeTable the policy routing table holding the local default route (not 0, 253-255)
-   * @param sources client prefixes to intercept ({@code 198.18.1.0/24}); empty = any
-   * @param destinations server prefixes to intercept; empty = any destination that is not this host
    * @throws TproxyException naming what is missing or which command failed, with its stderr
    */
-  public static TproxyRules install(int port, int mark, int routeTable, List<String> sources, List<String> destinations) {
-    return install(new Commands(List.of()), port, mark, routeTable, sources, destinations);
+  public static TproxyRules install(Diversion diversion, int mark, int routeTable) {
+    return install(new Commands(List.of()), diversion, mark, routeTable);
   }
 
-  static TproxyRules install(Commands commands, int port, int mark, int routeTable, List<String> sources, List<String> destinations) {
-    List<String> body = tableBody(port, mark, sources, destinations);
+  static TproxyRules install(Commands commands, Diversion diversion, int mark, int routeTable) {
+    List<String> body = tableBody(diversion, mark);
+    boolean v6Required = diversion != null && Stream.concat(diversion.sources().stream(), diversion.destinations().stream()).anyMatch(p -> p.contains(":"));
     if (routeTable <= 0 || routeTable >= 253 && routeTable <= 255) {
       throw new TproxyException("route table must be a free table number (1-252 or above 255), got " + routeTable);
     }
@@ -92,63 +130,108 @@ public final class TproxyRules implements AutoCloseable {
       Commands.requireTool("nft", "nftables");
       Commands.requireTool("ip", "iproute2");
     } catch (NetfilterException e) {
-      throw new TproxyException("transparent interception " + e.getMessage());
+      throw new TproxyException("transparent operation " + e.getMessage());
     }
     if (!LinuxCapabilities.hasNetAdmin()) {
-      throw new TproxyException("transparent interception needs root (CAP_NET_ADMIN) to install nftables and policy routing rules; run as root or use explicit listeners");
+      throw new TproxyException("transparent operation needs root (CAP_NET_ADMIN) to install nftables and policy routing rules; run as root or use explicit listeners");
     }
     // The guard first: whatever is added from here on is removed if the JVM dies half-way.
-    ExitGuard guard = ExitGuard.start(commands, List.of(
-        List.of("nft", "delete", "table", "ip", TABLE),
-        List.of("ip", "route", "del", "local", "0.0.0.0/0", "dev", "lo", "table", Integer.toString(routeTable), "proto", Integer.toString(PROTO)),
-        List.of("ip", "rule", "del", "fwmark", Integer.toString(mark), "lookup", Integer.toString(routeTable), "proto", Integer.toString(PROTO))))
-        .orElse(null);
+    List<List<String>> undo = new ArrayList<>();
+    undo.add(List.of("nft", "delete", "table", FAMILY, TABLE));
+    for (Family f : Family.values()) {
+      undo.add(routeCommand(f, "del", routeTable));
+      undo.add(ruleCommand(f, "del", mark, routeTable));
+    }
+    ExitGuard guard = ExitGuard.start(commands, undo).orElse(null);
     TproxyRules rules = new TproxyRules(commands, mark, routeTable, guard);
     try {
-      rules.addRouting();
-      rules.table = OwnedTable.install(commands, "ip", TABLE, body);
+      rules.addRouting(Family.V4);
+      try {
+        rules.addRouting(Family.V6);
+      } catch (TproxyException e) {
+        if (v6Required) {
+          throw e;
+        }
+        // what was added for IPv6 is inert without its route, and removed at close
+        log.warn("no IPv6 policy routing on this host, IPv6 flows are not handled transparently: {}", e.getMessage());
+      }
+      rules.table = OwnedTable.install(commands, FAMILY, TABLE, body);
     } catch (NetfilterException | TproxyException e) {
       // Adopted routing stays: it may belong to a node that is still running (whose table we were refused).
-      rules.adoptedRule = false;
-      rules.adoptedRoute = false;
+      rules.routing.forEach(r -> r.adopted = false);
       rules.remove();
       throw e instanceof TproxyException t ? t : new TproxyException(e.getMessage(), e);
     }
     Runtime.getRuntime().addShutdownHook(rules.shutdownHook);
+    String what = diversion == null ? "return path for connections from clients' addresses"
+        : "transparent interception on :" + diversion.port() + " for sources " + any(diversion.sources()) + " destinations " + any(diversion.destinations());
     if (rules.table.ownership() == OwnedTable.Ownership.KERNEL) {
-      log.info("transparent interception on :{} (mark {}, table {}) for sources {} destinations {}; the kernel removes it if this process dies",
-          port, mark, routeTable, sources.isEmpty() ? "any" : sources, destinations.isEmpty() ? "any" : destinations);
+      log.info("{} (mark {}, table {}); the kernel removes it if this process dies", what, mark, routeTable);
     } else {
-      log.warn("transparent interception on :{} WITHOUT kernel-owned nftables table (this kernel lacks the owner flag, Linux < 5.12): "
-          + "if this process dies, only the exit guard{} removes table ip {}", port, guard == null ? " (none: no sh)" : "", TABLE);
+      log.warn("{} WITHOUT kernel-owned nftables table (this kernel lacks the owner flag, Linux < 5.12): "
+          + "if this process dies, only the exit guard{} removes table {} {}", what, guard == null ? " (none: no sh)" : "", FAMILY, TABLE);
     }
     return rules;
   }
 
-  /** Adds (or adopts) the policy routing rule and the local route. */
-  private void addRouting() {
-    String proto = Integer.toString(PROTO);
-    // The kernel accepts duplicate rules, so look before adding.
-    Commands.Result existing = commands.run(null, "ip", "rule", "show", "fwmark", Integer.toString(mark), "lookup", Integer.toString(routeTable));
-    String rule = existing.ok() ? existing.stdout().strip() : "";
-    if (rule.isEmpty()) {
-      addedRule = add("ip rule", "ip", "rule", "add", "fwmark", Integer.toString(mark), "lookup", Integer.toString(routeTable), "proto", proto);
-    } else if (rule.lines().anyMatch(l -> l.contains(" proto " + proto))) {
-      adoptedRule = true;
-      log.info("adopting ip rule fwmark {} lookup {} left by an earlier run", mark, routeTable);
-    } else {
-      log.info("ip rule fwmark {} lookup {} was installed by someone else; using it and leaving it in place", mark, routeTable);
+  private static Object any(List<String> prefixes) {
+    return prefixes.isEmpty() ? "any" : prefixes;
+  }
+
+  private static List<String> ruleCommand(Family f, String verb, int mark, int routeTable) {
+    return List.of("ip", f.flag, "rule", verb, "fwmark", Integer.toString(mark), "lookup", Integer.toString(routeTable), "proto",
+        Integer.toString(PROTO));
+  }
+
+  private static List<String> routeCommand(Family f, String verb, int routeTable) {
+    return List.of("ip", f.flag, "route", verb, "local", f.everything, "dev", "lo", "table", Integer.toString(routeTable), "proto",
+        Integer.toString(PROTO));
+  }
+
+  /** What this install did to one family's rule and route: added (removed on any failure), or adopted (removed at close only). */
+  private static final class Routing {
+    final Family family;
+    boolean addedRule;
+    boolean addedRoute;
+    boolean adopted;
+    boolean adoptedRule;
+    boolean adoptedRoute;
+
+    Routing(Family family) {
+      this.family = family;
     }
-    Commands.Result routes = commands.run(null, "ip", "route", "show", "table", Integer.toString(routeTable));
+  }
+
+  /** Adds (or adopts) one family's policy routing rule and local route. */
+  private void addRouting(Family f) {
+    String proto = Integer.toString(PROTO);
+    Routing r = new Routing(f);
+    // The kernel accepts duplicate rules, so look before adding.
+    Commands.Result existing = commands.run(null, "ip", f.flag, "rule", "show", "fwmark", Integer.toString(mark), "lookup", Integer.toString(routeTable));
+    if (!existing.ok()) {
+      throw new TproxyException("cannot read " + f + " policy rules: " + existing.why());
+    }
+    routing.add(r);
+    String rule = existing.stdout().strip();
+    if (rule.isEmpty()) {
+      r.addedRule = add(f + " ip rule", ruleCommand(f, "add", mark, routeTable));
+    } else if (rule.lines().anyMatch(l -> l.contains(" proto " + proto))) {
+      r.adoptedRule = true;
+      log.info("adopting {} ip rule fwmark {} lookup {} left by an earlier run", f, mark, routeTable);
+    } else {
+      log.info("{} ip rule fwmark {} lookup {} was installed by someone else; using it and leaving it in place", f, mark, routeTable);
+    }
+    Commands.Result routes = commands.run(null, "ip", f.flag, "route", "show", "table", Integer.toString(routeTable));
     String local = routes.ok() ? routes.stdout().lines().filter(l -> l.startsWith("local default dev lo")).findFirst().orElse("") : "";
     if (local.isEmpty()) {
-      addedRoute = add("local route", "ip", "route", "add", "local", "0.0.0.0/0", "dev", "lo", "table", Integer.toString(routeTable), "proto", proto);
+      r.addedRoute = add(f + " local route", routeCommand(f, "add", routeTable));
     } else if (local.contains(" proto " + proto)) {
-      adoptedRoute = true;
-      log.info("adopting the local route of table {} left by an earlier run", routeTable);
+      r.adoptedRoute = true;
+      log.info("adopting the {} local route of table {} left by an earlier run", f, routeTable);
     } else {
-      log.info("local route in table {} was installed by someone else; using it and leaving it in place", routeTable);
+      log.info("{} local route in table {} was installed by someone else; using it and leaving it in place", f, routeTable);
     }
+    r.adopted = r.adoptedRule || r.adoptedRoute;
   }
 
   /** How new connections are kept from a dead node: null when the kernel does it, else what does. */
@@ -185,23 +268,23 @@ public final class TproxyRules implements AutoCloseable {
     if (t != null) {
       t.close();
     }
-    if (addedRoute || adoptedRoute) {
-      quietly("local route", "ip", "route", "del", "local", "0.0.0.0/0", "dev", "lo", "table", Integer.toString(routeTable), "proto",
-          Integer.toString(PROTO));
-    }
-    if (addedRule || adoptedRule) {
-      quietly("ip rule", "ip", "rule", "del", "fwmark", Integer.toString(mark), "lookup", Integer.toString(routeTable), "proto",
-          Integer.toString(PROTO));
+    for (Routing r : routing) {
+      if (r.addedRoute || r.adopted && r.adoptedRoute) {
+        quietly(r.family + " local route", routeCommand(r.family, "del", routeTable));
+      }
+      if (r.addedRule || r.adopted && r.adoptedRule) {
+        quietly(r.family + " ip rule", ruleCommand(r.family, "del", mark, routeTable));
+      }
     }
     if (guard != null) {
       guard.close();
     }
-    log.info("transparent interception rules removed");
+    log.info("transparent rules removed");
   }
 
-  private void quietly(String what, String... command) {
+  private void quietly(String what, List<String> command) {
     try {
-      Commands.Result r = commands.run(null, command);
+      Commands.Result r = commands.run(null, command.toArray(String[]::new));
       if (!r.ok()) {
         log.warn("cannot remove {}: {}", what, r.why());
       }
@@ -211,8 +294,8 @@ public final class TproxyRules implements AutoCloseable {
   }
 
   /** Adds; "File exists" (a race with another process) leaves it in place, not ours to remove. */
-  private boolean add(String what, String... command) {
-    Commands.Result r = commands.run(null, command);
+  private boolean add(String what, List<String> command) {
+    Commands.Result r = commands.run(null, command.toArray(String[]::new));
     if (r.ok()) {
       return true;
     }
@@ -223,63 +306,70 @@ public final class TproxyRules implements AutoCloseable {
     throw new TproxyException("cannot add " + what + " (" + String.join(" ", command) + "): " + r.why());
   }
 
-  /** The statements inside {@code table ip tcpopt { ... }}, one per item (see {@link OwnedTable#install}). */
-  static List<String> tableBody(int port, int mark, List<String> sources, List<String> destinations) {
-    if (port < 1 || port > 65535) {
-      throw new TproxyException("transparent port must be between 1 and 65535, got " + port);
-    }
+  /**
+   * The statements inside {@code table inet tcpopt { ... }}, one per item (see {@link
+   * OwnedTable#install}); {@code diversion} null for the return path alone.
+   */
+  static List<String> tableBody(Diversion diversion, int mark) {
     if (mark == 0) {
       throw new TproxyException("firewall mark must not be 0");
     }
     String hexMark = "0x" + Integer.toHexString(mark);
-    StringBuilder match = new StringBuilder("meta l4proto tcp");
-    if (!sources.isEmpty()) {
-      match.append(" ip saddr { ").append(String.join(", ", prefixes("source", sources))).append(" }");
-    }
-    if (!destinations.isEmpty()) {
-      match.append(" ip daddr { ").append(String.join(", ", prefixes("destination", destinations))).append(" }");
-    }
-    return List.of(
+    List<String> out = new ArrayList<>(List.of(
         "chain prerouting {",
         "type filter hook prerouting priority mangle; policy accept",
         "meta l4proto tcp socket transparent 1 meta mark set " + hexMark + " accept",
-        "fib daddr type local accept",
-        match + " meta mark set " + hexMark + " tproxy to :" + port,
-        "}");
-  }
-
-  /** Validates IPv4 prefixes strictly (they are pasted into an nft script) and normalizes them. */
-  static List<String> prefixes(String role, List<String> values) {
-    List<String> out = new ArrayList<>();
-    for (String raw : values) {
-      String v = raw.trim();
-      var m = IPV4_PREFIX.matcher(v);
-      if (!m.matches()) {
-        throw new TproxyException(role + " prefix \"" + raw + "\" is not an IPv4 address or prefix such as 198.18.1.0/24 (IPv6 is not supported yet)");
+        "fib daddr type local accept"));
+    if (diversion != null) {
+      if (diversion.port() < 1 || diversion.port() > 65535) {
+        throw new TproxyException("transparent port must be between 1 and 65535, got " + diversion.port());
       }
-      for (int i = 1; i <= 4; i++) {
-        if (Integer.parseInt(m.group(i)) > 255) {
-          throw new TproxyException(role + " prefix \"" + raw + "\" has an octet above 255");
+      List<Cidr> sources = prefixes("source", diversion.sources());
+      List<Cidr> destinations = prefixes("destination", diversion.destinations());
+      if (sources.isEmpty() && destinations.isEmpty()) {
+        out.add("meta l4proto tcp meta mark set " + hexMark + " tproxy to :" + diversion.port());
+      } else {
+        for (boolean v4 : new boolean[] {true, false}) {
+          divert(v4, sources, destinations, hexMark, diversion.port()).ifPresent(out::add);
         }
       }
-      int length = m.group(6) == null ? 32 : Integer.parseInt(m.group(6));
-      if (length > 32) {
-        throw new TproxyException(role + " prefix \"" + raw + "\" has a length above 32");
-      }
-      out.add(network(v.contains("/") ? v.substring(0, v.indexOf('/')) : v, length) + "/" + length);
     }
+    out.add("}");
     return out;
   }
 
-  /** The network address of {@code address}/{@code length} (nft refuses host bits in a prefix). */
-  private static String network(String address, int length) {
-    try {
-      byte[] b = InetAddress.getByName(address).getAddress();
-      int bits = ((b[0] & 0xff) << 24) | ((b[1] & 0xff) << 16) | ((b[2] & 0xff) << 8) | (b[3] & 0xff);
-      int masked = length == 0 ? 0 : bits & (-1 << (32 - length));
-      return ((masked >>> 24) & 0xff) + "." + ((masked >>> 16) & 0xff) + "." + ((masked >>> 8) & 0xff) + "." + (masked & 0xff);
-    } catch (UnknownHostException e) {
-      throw new TproxyException("\"" + address + "\" is not an IPv4 address", e);
+  /**
+   * The diversion rule of one family, or none when a side names prefixes but none of this family
+   * (a flow of this family can then never match).
+   */
+  private static Optional<String> divert(boolean v4, List<Cidr> sources, List<Cidr> destinations, String hexMark, int port) {
+    List<String> src = sources.stream().filter(c -> c.isIpv4() == v4).map(Cidr::toString).toList();
+    List<String> dst = destinations.stream().filter(c -> c.isIpv4() == v4).map(Cidr::toString).toList();
+    if (src.isEmpty() && !sources.isEmpty() || dst.isEmpty() && !destinations.isEmpty()) {
+      return Optional.empty();
     }
+    String ip = v4 ? "ip" : "ip6";
+    StringBuilder match = new StringBuilder("meta l4proto tcp");
+    if (!src.isEmpty()) {
+      match.append(' ').append(ip).append(" saddr { ").append(String.join(", ", src)).append(" }");
+    }
+    if (!dst.isEmpty()) {
+      match.append(' ').append(ip).append(" daddr { ").append(String.join(", ", dst)).append(" }");
+    }
+    // With an address match the family is implied; nft still wants it named on tproxy.
+    return Optional.of(match + " meta mark set " + hexMark + " tproxy " + ip + " to :" + port);
+  }
+
+  /** Validates prefixes strictly ({@link Cidr}: literals only, host bits zero): they are pasted into an nft script. */
+  static List<Cidr> prefixes(String role, List<String> values) {
+    List<Cidr> out = new ArrayList<>();
+    for (String raw : values) {
+      try {
+        out.add(Cidr.parse(raw));
+      } catch (IllegalArgumentException e) {
+        throw new TproxyException(role + " prefix: " + e.getMessage());
+      }
+    }
+    return out;
   }
 }

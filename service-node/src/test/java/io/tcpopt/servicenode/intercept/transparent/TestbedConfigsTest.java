@@ -47,7 +47,9 @@ class TestbedConfigsTest {
     assertEquals(List.of("198.18.1.0/24"), t.sources());
     assertEquals(List.of("198.19.1.0/24"), t.destinations());
     // The rules these settings produce are valid for nft (prefix syntax checked here).
-    assertTrue(String.join("; ", TproxyRules.tableBody(t.port(), 1, t.sources(), t.destinations())).contains("tproxy to :7900"));
+    assertTrue(String.join("; ", TproxyRules.tableBody(new TproxyRules.Diversion(t.port(), t.sources(), t.destinations()), 1))
+        .contains("tproxy ip to :7900"));
+    assertTrue(c.clientAddress().requests("dc"), "the branch asks the DC to connect from the client's address");
 
     PolicyDocument policy = PolicyDocument.fromTree(root.get("policy"));
     assertEquals("testbed-appqoe", policy.name());
@@ -63,6 +65,8 @@ class TestbedConfigsTest {
     assertFalse(c.wan().plaintext());
     assertTrue(c.peers().isEmpty());
     assertTrue(c.interception().transparent() == null, "the DC intercepts nothing");
+    assertTrue(c.clientAddress().allows("branch"), "the DC connects from the client's address for the branch's flows");
+    assertFalse(c.clientAddress().allows("elsewhere"));
   }
 
   private ConfigTree load(String name) throws Exception {

@@ -25,17 +25,36 @@ class TproxyRulesTest {
 
   @Test
   void tableDivertsOnlyMatchingFlows() {
-    String body = String.join("; ", TproxyRules.tableBody(7900, 1, List.of("198.18.1.0/24"), List.of("198.19.1.7/24", "198.19.2.1")));
+    String body = String.join("; ", TproxyRules.tableBody(diversion(List.of("198.18.1.0/24"), List.of("198.19.1.0/24", "198.19.2.1")), 1));
     assertTrue(body.startsWith("chain prerouting {; type filter hook prerouting priority mangle; policy accept;"), body);
     assertTrue(body.contains("meta l4proto tcp socket transparent 1 meta mark set 0x1 accept"), body);
     assertTrue(body.contains("fib daddr type local accept"), body);
-    assertTrue(body.contains("meta l4proto tcp ip saddr { 198.18.1.0/24 } ip daddr { 198.19.1.0/24, 198.19.2.1/32 } meta mark set 0x1 tproxy to :7900"), body);
+    assertTrue(body.contains("meta l4proto tcp ip saddr { 198.18.1.0/24 } ip daddr { 198.19.1.0/24, 198.19.2.1/32 } meta mark set 0x1 tproxy ip to :7900"), body);
+    assertFalse(body.contains("ip6"), "no IPv6 prefix named on a side that names prefixes: no IPv6 diversion");
   }
 
   @Test
-  void noFiltersMeansAnyForeignDestination() {
-    List<String> body = TproxyRules.tableBody(7900, 0x2a, List.of(), List.of());
+  void eachFamilyIsDivertedOnItsOwnPrefixes() {
+    List<String> body = TproxyRules.tableBody(diversion(List.of("198.18.1.0/24", "2001:2:18:1::/64"), List.of("2001:2:19:1::/64", "198.19.1.0/24")), 1);
+    assertTrue(body.contains("meta l4proto tcp ip saddr { 198.18.1.0/24 } ip daddr { 198.19.1.0/24 } meta mark set 0x1 tproxy ip to :7900"), body::toString);
+    assertTrue(body.contains("meta l4proto tcp ip6 saddr { 2001:2:18:1::/64 } ip6 daddr { 2001:2:19:1::/64 } meta mark set 0x1 tproxy ip6 to :7900"),
+        body::toString);
+    // Only destinations named, IPv6 only: IPv4 flows are not diverted.
+    List<String> v6only = TproxyRules.tableBody(diversion(List.of(), List.of("2001:2:19:1::/64")), 1);
+    assertEquals(1, v6only.stream().filter(l -> l.contains("tproxy")).count(), v6only::toString);
+  }
+
+  @Test
+  void noFiltersMeansAnyForeignDestinationOfEitherFamily() {
+    List<String> body = TproxyRules.tableBody(diversion(List.of(), List.of()), 0x2a);
     assertTrue(body.contains("meta l4proto tcp meta mark set 0x2a tproxy to :7900"), body::toString);
+  }
+
+  @Test
+  void theReturnPathAloneMarksOnlyTransparentSockets() {
+    List<String> body = TproxyRules.tableBody(null, 1);
+    assertTrue(body.contains("meta l4proto tcp socket transparent 1 meta mark set 0x1 accept"), body::toString);
+    assertTrue(body.stream().noneMatch(l -> l.contains("tproxy")), body::toString);
   }
 
   @Test
@@ -43,27 +62,39 @@ class TproxyRulesTest {
     assertThrows(TproxyException.class, () -> TproxyRules.prefixes("source", List.of("198.18.1.0/24 } ; flush ruleset")));
     assertThrows(TproxyException.class, () -> TproxyRules.prefixes("source", List.of("198.18.1.256")));
     assertThrows(TproxyException.class, () -> TproxyRules.prefixes("source", List.of("198.18.1.0/33")));
-    TproxyException v6 = assertThrows(TproxyException.class, () -> TproxyRules.prefixes("destination", List.of("2001:db8::/32")));
-    assertTrue(v6.getMessage().contains("IPv6"), v6.getMessage());
-    assertThrows(TproxyException.class, () -> TproxyRules.tableBody(0, 1, List.of(), List.of()));
-    assertThrows(TproxyException.class, () -> TproxyRules.tableBody(7900, 0, List.of(), List.of()));
+    assertThrows(TproxyException.class, () -> TproxyRules.prefixes("source", List.of("198.19.1.7/24")));
+    assertThrows(TproxyException.class, () -> TproxyRules.prefixes("destination", List.of("2001:db8::/129")));
+    assertThrows(TproxyException.class, () -> TproxyRules.prefixes("destination", List.of("2001:db8::; flush ruleset")));
+    assertEquals("2001:2:19:1::/64", TproxyRules.prefixes("destination", List.of("2001:2:19:1:0::/64")).get(0).toString());
+    assertThrows(TproxyException.class, () -> TproxyRules.tableBody(diversion(0), 1));
+    assertThrows(TproxyException.class, () -> TproxyRules.tableBody(diversion(7900), 0));
+  }
+
+  private static TproxyRules.Diversion diversion(List<String> sources, List<String> destinations) {
+    return new TproxyRules.Diversion(7900, sources, destinations);
+  }
+
+  private static TproxyRules.Diversion diversion(int port) {
+    return new TproxyRules.Diversion(port, List.of(), List.of());
   }
 
   @Test
   void installsAKernelOwnedTableAndRemovesExactlyItsRules() {
     Commands ns = privateNamespace();
 
-    TproxyRules first = TproxyRules.install(ns, 7900, 1, 100, List.of("198.18.1.0/24"), List.of("198.19.1.0/24"));
-    String table = ns.run(null, "nft", "list", "table", "ip", "tcpopt").stdout();
-    assertTrue(table.contains("tproxy to :7900") && table.contains("flags owner"), table);
+    TproxyRules first = TproxyRules.install(ns, diversion(List.of("198.18.1.0/24", "2001:2:18:1::/64"), List.of()), 1, 100);
+    String table = ns.run(null, "nft", "list", "table", "inet", "tcpopt").stdout();
+    assertTrue(table.contains("tproxy ip to :7900") && table.contains("tproxy ip6 to :7900") && table.contains("flags owner"), table);
     assertNull(first.failToWire(), "this kernel owns the table: nothing to report");
     assertTrue(ns.run(null, "ip", "rule", "show").stdout().contains("fwmark 0x1 lookup 100 proto 149"));
     assertTrue(ns.run(null, "ip", "route", "show", "table", "100").stdout().contains("local default dev lo proto 149"));
+    assertTrue(ns.run(null, "ip", "-6", "rule", "show").stdout().contains("fwmark 0x1 lookup 100 proto 149"));
+    assertTrue(ns.run(null, "ip", "-6", "route", "show", "table", "100").stdout().contains("local default dev lo proto 149"));
 
     // Nobody else may replace or delete a table with a live owner: a second node is refused.
-    TproxyException twice = assertThrows(TproxyException.class, () -> TproxyRules.install(ns, 7901, 1, 100, List.of(), List.of()));
+    TproxyException twice = assertThrows(TproxyException.class, () -> TproxyRules.install(ns, diversion(7901), 1, 100));
     assertTrue(twice.getMessage().contains("Operation not permitted"), twice.getMessage());
-    Commands.Result delete = ns.run(null, "nft", "delete", "table", "ip", "tcpopt");
+    Commands.Result delete = ns.run(null, "nft", "delete", "table", "inet", "tcpopt");
     assertFalse(delete.ok(), "an owned table cannot be deleted by another process");
     assertTrue(ns.run(null, "ip", "rule", "show").stdout().contains("fwmark 0x1 lookup 100 proto 149"), "the refused install removed nothing");
 
@@ -72,19 +103,21 @@ class TproxyRulesTest {
     assertFalse(ns.run(null, "nft", "list", "ruleset").stdout().contains("tcpopt"));
     assertFalse(ns.run(null, "ip", "rule", "show").stdout().contains("fwmark"));
     assertEquals("", ns.run(null, "ip", "route", "show", "table", "100").stdout().strip());
+    assertFalse(ns.run(null, "ip", "-6", "rule", "show").stdout().contains("fwmark"));
+    assertEquals("", ns.run(null, "ip", "-6", "route", "show", "table", "100").stdout().strip());
   }
 
   @Test
   void replacesLeftoversOfAnEarlierRunAndLeavesOthersRulesAlone() {
     Commands ns = privateNamespace();
     // What a node killed together with its guard leaves: a table without owner, tagged rule and route.
-    assertTrue(ns.run("table ip tcpopt { chain prerouting { type filter hook prerouting priority mangle; }; }\n", "nft", "-f", "-").ok());
+    assertTrue(ns.run("table inet tcpopt { chain prerouting { type filter hook prerouting priority mangle; }; }\n", "nft", "-f", "-").ok());
     assertTrue(ns.run(null, "ip", "rule", "add", "fwmark", "1", "lookup", "100", "proto", "149").ok());
     assertTrue(ns.run(null, "ip", "route", "add", "local", "0.0.0.0/0", "dev", "lo", "table", "100", "proto", "149").ok());
 
-    TproxyRules rules = TproxyRules.install(ns, 7901, 1, 100, List.of(), List.of());
+    TproxyRules rules = TproxyRules.install(ns, diversion(7901), 1, 100);
     String ruleset = ns.run(null, "nft", "list", "ruleset").stdout();
-    assertEquals(1, count(ruleset, "table ip tcpopt"), ruleset);
+    assertEquals(1, count(ruleset, "table inet tcpopt"), ruleset);
     assertTrue(ruleset.contains("flags owner") && ruleset.contains("tproxy to :7901"), ruleset);
     assertEquals(1, count(ns.run(null, "ip", "rule", "show").stdout(), "fwmark 0x1"), "adopted, not duplicated");
     rules.close();
@@ -94,7 +127,7 @@ class TproxyRulesTest {
 
     // A rule without tcpopt's tag is someone else's: used, never removed.
     assertTrue(ns.run(null, "ip", "rule", "add", "fwmark", "1", "lookup", "100").ok());
-    TproxyRules.install(ns, 7902, 1, 100, List.of(), List.of()).close();
+    TproxyRules.install(ns, diversion(7902), 1, 100).close();
     assertTrue(ns.run(null, "ip", "rule", "show").stdout().contains("fwmark 0x1 lookup 100"));
   }
 
@@ -104,7 +137,7 @@ class TproxyRulesTest {
     // A kernel without the owner flag, simulated: the flag turns into a syntax error on the way to nft.
     Commands oldKernel = new Commands(List.of("ip", "netns", "exec", namespace, "sh", "-c",
         "sed -u 's/flags owner;/flags unsupported;/' | \"$0\" \"$@\""));
-    TproxyRules rules = TproxyRules.install(oldKernel, 7900, 1, 100, List.of(), List.of());
+    TproxyRules rules = TproxyRules.install(oldKernel, diversion(7900), 1, 100);
     assertTrue(rules.failToWire().startsWith("kernel lacks nftables table ownership"), rules.failToWire());
     rules.close();
     assertFalse(oldKernel.run(null, "nft", "list", "ruleset").stdout().contains("tcpopt"));
@@ -115,7 +148,7 @@ class TproxyRulesTest {
   void aFailedStepRollsBackAndSaysWhy() {
     Commands ns = privateNamespace();
     // Table 253 is the kernel's "default" table: refused before anything is installed.
-    TproxyException e = assertThrows(TproxyException.class, () -> TproxyRules.install(ns, 7900, 1, 253, List.of(), List.of()));
+    TproxyException e = assertThrows(TproxyException.class, () -> TproxyRules.install(ns, diversion(7900), 1, 253));
     assertTrue(e.getMessage().contains("route table"), e.getMessage());
     assertFalse(ns.run(null, "nft", "list", "ruleset").stdout().contains("tcpopt"));
   }
@@ -127,7 +160,9 @@ class TproxyRulesTest {
     namespace = "tcpopt-rules-" + ProcessHandle.current().pid();
     Commands.Result r = root.run(null, "ip", "netns", "add", namespace);
     assertTrue(r.ok(), r.why());
-    return new Commands(List.of("ip", "netns", "exec", namespace));
+    Commands ns = new Commands(List.of("ip", "netns", "exec", namespace));
+    assertTrue(ns.run(null, "ip", "link", "set", "lo", "up").ok(), "IPv6 local routes need lo up");
+    return ns;
   }
 
   private static int count(String text, String needle) {

@@ -168,13 +168,19 @@ class TransparentInterceptionTest {
     assertEquals(POOL, wan.size(), () -> String.join("\n", wan));
     assertEquals(FLOWS, established(BRANCH, "src", "198.19.1.2:5201").size());
     assertEquals(FLOWS, established(DC, "dst", "198.19.1.2:5201").size());
+    // Client-address transparency: the server's own view of its peers is the client, 198.18.1.2,
+    // although every connection was made by the DC node (from the client's address, IP_TRANSPARENT).
+    List<String> seenByServer = established(SERVER, "src", "198.19.1.2:5201");
+    assertEquals(FLOWS, seenByServer.size(), () -> String.join("\n", seenByServer));
+    assertTrue(seenByServer.stream().allMatch(l -> peerOf(l).startsWith("198.18.1.2:")), () -> String.join("\n", seenByServer));
+    assertEquals(FLOWS, established(DC, "src", "198.18.1.2", "dst", "198.19.1.2:5201").size(), "the DC holds them, from the client's address");
 
     client.send("release");
     assertEquals("DONE ok=" + FLOWS + " failed=0", client.awaitLine(l -> l.startsWith("DONE"), START), () -> String.join("\n", client.lines()));
     assertEquals(digests(client.lines(), "FLOW"), awaitDigests(server, FLOWS));
     assertEquals(FLOWS, digests(client.lines(), "FLOW").size());
-    // The server was reached from the DC node's LAN address, not by the client directly.
-    assertTrue(server.lines().stream().filter(l -> l.startsWith("CONN")).allMatch(l -> l.contains("remote=198.19.1.1:")),
+    // Every connection the server accepted came from the client's address (made by the DC node).
+    assertTrue(server.lines().stream().filter(l -> l.startsWith("CONN")).allMatch(l -> l.contains("remote=198.18.1.2:")),
         () -> String.join("\n", server.lines()));
     poll(branch, "flows", l -> l.contains("optimized=" + FLOWS + " pass-through=0 dropped=0"));
 
@@ -183,6 +189,8 @@ class TransparentInterceptionTest {
     assertFalse(lab.exec(BRANCH, "nft", "list", "ruleset").stdout().contains("tcpopt"), "the branch removes its rules at stop");
     dc.send("quit");
     dc.awaitLine(l -> l.equals("CLOSED"), START);
+    assertFalse(lab.exec(DC, "nft", "list", "ruleset").stdout().contains("tcpopt"), "the DC removes its return path at stop");
+    assertFalse(lab.exec(DC, "ip", "rule", "show").stdout().contains("fwmark"));
     for (ChildProcess node : List.of(branch, dc)) {
       assertFalse(node.stderr().contains("LEAK:"), () -> node.name() + " leaked buffers:\n" + node.stderr());
     }
@@ -235,6 +243,12 @@ class TransparentInterceptionTest {
     Commands.Result r = lab.exec(role, argv.toArray(String[]::new));
     assertTrue(r.ok(), r.why());
     return r.stdout().lines().filter(l -> !l.isBlank()).toList();
+  }
+
+  /** The peer address:port column of an {@code ss -tnH} line. */
+  private static String peerOf(String ssLine) {
+    String[] columns = ssLine.trim().split("\\s+");
+    return columns[columns.length - 1];
   }
 
   /** The SHA-256 digests on lines starting with {@code kind}. */

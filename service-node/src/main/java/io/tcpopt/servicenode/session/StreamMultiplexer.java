@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
@@ -23,6 +24,7 @@ import io.tcpopt.servicenode.wire.WindowUpdateFrame;
 import io.tcpopt.servicenode.wire.WireCodes;
 import io.tcpopt.servicenode.wire.WireProtocolException;
 import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -42,6 +44,12 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   private static final int MAX_UNANSWERED_PINGS = 3;
   /** A peer that keeps sending but has not answered this many PINGs is not reading: dead too. */
   private static final int MAX_UNANSWERED_PINGS_BUSY = 12;
+  /**
+   * Bytes this connection may hold unsent (control frames go out whatever the writability, and
+   * a peer that never reads while sending PINGs and OPENs makes them pile up): beyond, the peer is
+   * not reading and the connection is closed.
+   */
+  static final long MAX_UNSENT_BYTES = 4L << 20;
 
   private final SessionSettings local;
   private final boolean dialler;
@@ -61,7 +69,8 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   private int lastPeerId;
   private int localOpened;
   private int peerOpened;
-  private int unansweredPings;
+  /** Opaque values of the PINGs sent and not answered yet, oldest first: an ACK must echo one. */
+  private final ArrayDeque<Long> outstandingPings = new ArrayDeque<>();
   private long lastReadNanos = System.nanoTime();
   private final StreamScheduler scheduler = new StreamScheduler();
   private boolean pumping;
@@ -138,9 +147,23 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     return p == null ? 0 : Math.min(p.maxFrameSize() - OpenFrame.fixedLength(16), p.initialStreamWindow());
   }
 
-  /** Writes a control frame: it goes ahead of every stream's queued bytes. */
+  /**
+   * Writes a control frame: it goes ahead of every stream's queued bytes. A peer that lets more
+   * than {@link #MAX_UNSENT_BYTES} pile up is not reading: the connection is closed.
+   */
   void write(Frame frame) {
     ctx.write(frame, ctx.voidPromise());
+    checkUnsent();
+  }
+
+  private void checkUnsent() {
+    ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
+    if (out != null && out.totalPendingWriteBytes() > MAX_UNSENT_BYTES && !closing) {
+      closing = true;
+      log.warn("closing WAN connection {} (peer {}): peer not reading, {} bytes unsent", ctx.channel().remoteAddress(), peerName(),
+          out.totalPendingWriteBytes());
+      ctx.close();
+    }
   }
 
   /** For tests: the scheduler of this connection's streams. */
@@ -341,11 +364,17 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
       }
     } else if (msg instanceof PingFrame) {
       PingFrame ping = (PingFrame) msg;
-      if (ping.ack()) {
+      if (!ping.ack()) {
+        write(new PingFrame(ping.opaque(), true));
+        ctx.flush();
+      } else if (outstandingPings.contains(ping.opaque())) {
+        // Answers come in order: the ones sent before it are answered too.
+        while (outstandingPings.pollFirst() != ping.opaque()) {
+          // dropped
+        }
         rttNanos = Math.max(0, System.nanoTime() - ping.opaque());
-        unansweredPings = 0;
       } else {
-        ctx.writeAndFlush(new PingFrame(ping.opaque(), true), ctx.voidPromise());
+        connectionError(WireCodes.GOAWAY_PROTOCOL_ERROR, "PING ACK " + ping.opaque() + " answers no PING sent");
       }
     } else if (msg instanceof GoAwayFrame) {
       GoAwayFrame g = (GoAwayFrame) msg;
@@ -381,12 +410,18 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
    */
   private void keepalive() {
     boolean silent = System.nanoTime() - lastReadNanos > local.keepalive().toNanos();
-    if (unansweredPings >= MAX_UNANSWERED_PINGS && (silent || unansweredPings >= MAX_UNANSWERED_PINGS_BUSY)) {
-      connectionError(WireCodes.GOAWAY_KEEPALIVE_TIMEOUT, unansweredPings + " PINGs unanswered");
+    int unanswered = outstandingPings.size();
+    if (unanswered >= MAX_UNANSWERED_PINGS && (silent || unanswered >= MAX_UNANSWERED_PINGS_BUSY)) {
+      connectionError(WireCodes.GOAWAY_KEEPALIVE_TIMEOUT, unanswered + " PINGs unanswered");
       return;
     }
-    unansweredPings++;
-    ctx.writeAndFlush(new PingFrame(System.nanoTime(), false), ctx.voidPromise());
+    long opaque = System.nanoTime();
+    if (!outstandingPings.isEmpty() && opaque <= outstandingPings.peekLast()) {
+      opaque = outstandingPings.peekLast() + 1;
+    }
+    outstandingPings.addLast(opaque);
+    write(new PingFrame(opaque, false));
+    ctx.flush();
   }
 
   private void onOpen(OpenFrame open) {
@@ -410,12 +445,14 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     }
     if (goingAway || acceptor == null) {
       open.release();
-      ctx.writeAndFlush(new RstStreamFrame(id, WireCodes.SHUTTING_DOWN, "not accepting streams"), ctx.voidPromise());
+      write(new RstStreamFrame(id, WireCodes.SHUTTING_DOWN, "not accepting streams"));
+      ctx.flush();
       return;
     }
     if (peerOpened >= local.maxStreams()) {
       open.release();
-      ctx.writeAndFlush(new RstStreamFrame(id, WireCodes.REFUSED_STREAM, "max-streams " + local.maxStreams() + " reached"), ctx.voidPromise());
+      write(new RstStreamFrame(id, WireCodes.REFUSED_STREAM, "max-streams " + local.maxStreams() + " reached"));
+      ctx.flush();
       return;
     }
     MuxStream stream = new MuxStream(this, id, peer.initialStreamWindow(), local.initialStreamWindow() - first);

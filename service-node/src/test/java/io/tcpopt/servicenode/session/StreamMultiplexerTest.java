@@ -239,4 +239,30 @@ class StreamMultiplexerTest {
     feed(data(1, 1, false));
     assertTrue(ch.isOpen(), "late DATA for a finished stream is ignored");
   }
+
+  @Test
+  void aPingAckMustAnswerAPingSent() {
+    ch.advanceTimeBy(5, TimeUnit.SECONDS);
+    ch.runScheduledPendingTasks();
+    List<Frame> pings = sent();
+    long opaque = ((PingFrame) pings.get(pings.size() - 1)).opaque();
+    feed(new PingFrame(opaque, true));
+    assertTrue(ch.isOpen(), "the echo of a PING sent is fine");
+    assertTrue(mux().rttNanos() >= 0);
+    feed(new PingFrame(opaque, true));
+    GoAwayFrame g = goAway();
+    assertEquals(WireCodes.GOAWAY_PROTOCOL_ERROR, g.code());
+    assertTrue(g.reason().contains("answers no PING sent"), g.reason());
+  }
+
+  @Test
+  void forgedPingAcksDoNotKeepAPeerAlive() {
+    // A peer that sends forged ACKs (and so keeps the connection busy) but never echoes is closed.
+    feed(new PingFrame(42L, true));
+    assertEquals(WireCodes.GOAWAY_PROTOCOL_ERROR, goAway().code());
+  }
+
+  private StreamMultiplexer mux() {
+    return ch.pipeline().get(StreamMultiplexer.class);
+  }
 }

@@ -3,6 +3,10 @@
 # (emulator pid, parameters, logs) under bench/target/state/<prefix>.
 #
 #   client 198.18.1.2 -- 198.18.1.1 branch 198.18.0.1 == WAN (linkemu) == 198.18.0.2 dc 198.19.1.1 -- 198.19.1.2 server
+#
+# and IPv6 beside it (benchmarking range 2001:2::/48; a /64's last group mirrors the IPv4 /24):
+#
+#   client 2001:2:0:1801::2 -- ::1 branch 2001:2:0:1800::1 == WAN == ::2 dc 2001:2:0:1901::1 -- ::2 server
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TESTBED_DIR="$BENCH_DIR/testbed"
@@ -23,6 +27,12 @@ BRANCH_WAN_IP=198.18.0.1
 DC_WAN_IP=198.18.0.2
 DC_LAN_IP=198.19.1.1
 SERVER_IP=198.19.1.2
+CLIENT_IP6=2001:2:0:1801::2
+BRANCH_LAN_IP6=2001:2:0:1801::1
+BRANCH_WAN_IP6=2001:2:0:1800::1
+DC_WAN_IP6=2001:2:0:1800::2
+DC_LAN_IP6=2001:2:0:1901::1
+SERVER_IP6=2001:2:0:1901::2
 
 log() { printf '[testbed %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 fail() { printf 'testbed: %s\n' "$*" >&2; exit 1; }

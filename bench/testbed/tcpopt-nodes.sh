@@ -83,8 +83,8 @@ make_certs() {
 write_configs() {
   local certs="$dir/certs" branch_wan dc_wan peer_prefix interception
   if [ "$kind" = testbed ]; then
-    branch_wan="$BRANCH_WAN_IP:7800" dc_wan="$DC_WAN_IP:7800" peer_prefix=198.19.1.0/24
-    interception="    transparent: { port: 7900, install-rules: true, sources: [198.18.1.0/24], destinations: [198.19.1.0/24] }"
+    branch_wan="$BRANCH_WAN_IP:7800" dc_wan="$DC_WAN_IP:7800" peer_prefix="198.19.1.0/24, '2001:2:0:1901::/64'"
+    interception="    transparent: { port: 7900, install-rules: true, sources: [198.18.1.0/24, '2001:2:0:1801::/64'], destinations: [198.19.1.0/24, '2001:2:0:1901::/64'] }"
   else
     branch_wan="127.0.0.1:7801" dc_wan="127.0.0.1:7800" peer_prefix=127.0.0.0/8
     interception="    listeners:

@@ -71,9 +71,20 @@ ip -n "$NS_CLIENT" route add default via "$BRANCH_LAN_IP"
 ip -n "$NS_SERVER" route add default via "$DC_LAN_IP"
 ip -n "$NS_BRANCH" route add 198.19.0.0/16 via "$DC_WAN_IP" dev wan0
 ip -n "$NS_DC" route add 198.18.1.0/24 via "$BRANCH_WAN_IP" dev wan0
+# IPv6 beside IPv4 (nodad: usable at once); the TUN WAN carries both (linkemu copies IP packets)
+ip -n "$NS_CLIENT" addr add "$CLIENT_IP6/64" dev eth0 nodad
+ip -n "$NS_BRANCH" addr add "$BRANCH_LAN_IP6/64" dev lan0 nodad
+ip -n "$NS_BRANCH" addr add "$BRANCH_WAN_IP6/64" dev wan0 nodad
+ip -n "$NS_DC" addr add "$DC_WAN_IP6/64" dev wan0 nodad
+ip -n "$NS_DC" addr add "$DC_LAN_IP6/64" dev lan0 nodad
+ip -n "$NS_SERVER" addr add "$SERVER_IP6/64" dev eth0 nodad
+ip -n "$NS_CLIENT" -6 route add default via "$BRANCH_LAN_IP6"
+ip -n "$NS_SERVER" -6 route add default via "$DC_LAN_IP6"
+ip -n "$NS_BRANCH" -6 route add 2001:2:0:1901::/64 via "$DC_WAN_IP6" dev wan0
+ip -n "$NS_DC" -6 route add 2001:2:0:1801::/64 via "$BRANCH_WAN_IP6" dev wan0
 
 for ns in "$NS_BRANCH" "$NS_DC"; do
-  in_ns "$ns" sysctl -q -w net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
+  in_ns "$ns" sysctl -q -w net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 net.ipv6.conf.all.forwarding=1
 done
 # The optimizers (branch, dc) get the host settings of docs/running-a-pair.md: BBR, no slow
 # start after idle (warm connections stay warm), room for WAN-sized buffers by autotuning (32 MB);

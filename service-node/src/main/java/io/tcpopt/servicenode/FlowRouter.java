@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.handler.ssl.SslContext;
+import io.tcpopt.common.net.HostPort;
 import io.tcpopt.common.policy.Verdict;
 import io.tcpopt.common.profile.ClientSslProfile;
 import io.tcpopt.common.profile.HttpReuseProfile;
@@ -150,7 +151,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     }
     String site = siteHint != null ? siteHint : routes.siteFor(destination.getAddress());
     if (site == null) {
-      passThrough(client, source, destination, "no peer site serves " + destination.getAddress().getHostAddress());
+      passThrough(client, source, destination, "no peer site serves " + HostPort.address(destination.getAddress()));
       return;
     }
     StreamMultiplexer connection = sessions.pick(site, client.eventLoop());

@@ -1,5 +1,6 @@
 package io.tcpopt.common.net;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
 /**
@@ -73,13 +74,55 @@ public record HostPort(String host, int port) {
     return InetSocketAddress.createUnresolved(host, port);
   }
 
-  /** {@code ADDRESS:PORT}, IPv6 in brackets; the host string when the address is unresolved; "" for null. */
+  /** {@code ADDRESS:PORT}, IPv6 in brackets (RFC 5952 text); the host string when the address is unresolved; "" for null. */
   public static String format(InetSocketAddress a) {
     if (a == null) {
       return "";
     }
-    String host = a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress();
+    String host = a.getAddress() == null ? a.getHostString() : address(a.getAddress());
     return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
+  }
+
+  /** An address as text: a dotted quad, or IPv6 compressed as RFC 5952 has it ({@code 2001:2:0:1801::2}). */
+  public static String address(InetAddress a) {
+    return text(a.getAddress());
+  }
+
+  /** {@link #address} of raw address bytes (4 or 16). */
+  public static String text(byte[] bytes) {
+    if (bytes.length == 4) {
+      return (bytes[0] & 0xff) + "." + (bytes[1] & 0xff) + "." + (bytes[2] & 0xff) + "." + (bytes[3] & 0xff);
+    }
+    int[] groups = new int[8];
+    for (int i = 0; i < 8; i++) {
+      groups[i] = ((bytes[2 * i] & 0xff) << 8) | (bytes[2 * i + 1] & 0xff);
+    }
+    int bestStart = -1;
+    int bestLength = 1; // RFC 5952: only runs of two or more zero groups are compressed
+    for (int i = 0; i < 8; ) {
+      int j = i;
+      while (j < 8 && groups[j] == 0) {
+        j++;
+      }
+      if (j - i > bestLength) {
+        bestStart = i;
+        bestLength = j - i;
+      }
+      i = j == i ? i + 1 : j;
+    }
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < 8; i++) {
+      if (i == bestStart) {
+        sb.append("::");
+        i += bestLength - 1;
+        continue;
+      }
+      if (sb.length() > 0 && sb.charAt(sb.length() - 1) != ':') {
+        sb.append(':');
+      }
+      sb.append(Integer.toHexString(groups[i]));
+    }
+    return sb.toString();
   }
 
   @Override

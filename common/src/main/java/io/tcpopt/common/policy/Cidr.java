@@ -1,5 +1,6 @@
 package io.tcpopt.common.policy;
 
+import io.tcpopt.common.net.HostPort;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -131,38 +132,7 @@ public record Cidr(InetAddress network, int prefixLength) {
   }
 
   static String format(byte[] bytes) {
-    if (bytes.length == 4) {
-      return (bytes[0] & 0xff) + "." + (bytes[1] & 0xff) + "." + (bytes[2] & 0xff) + "." + (bytes[3] & 0xff);
-    }
-    int[] groups = new int[8];
-    for (int i = 0; i < 8; i++) {
-      groups[i] = ((bytes[2 * i] & 0xff) << 8) | (bytes[2 * i + 1] & 0xff);
-    }
-    int bestStart = -1;
-    int bestLength = 1; // RFC 5952: only runs of two or more zero groups are compressed
-    for (int i = 0; i < 8; ) {
-      int j = i;
-      while (j < 8 && groups[j] == 0) {
-        j++;
-      }
-      if (j - i > bestLength) {
-        bestStart = i;
-        bestLength = j - i;
-      }
-      i = j == i ? i + 1 : j;
-    }
-    StringBuilder sb = new StringBuilder();
-    for (int i = 0; i < 8; i++) {
-      if (i == bestStart) {
-        sb.append("::");
-        i += bestLength - 1;
-        continue;
-      }
-      if (sb.length() > 0 && sb.charAt(sb.length() - 1) != ':') {
-        sb.append(':');
-      }
-      sb.append(Integer.toHexString(groups[i]));
-    }
-    return sb.toString();
+    return HostPort.text(bytes);
   }
+
 }

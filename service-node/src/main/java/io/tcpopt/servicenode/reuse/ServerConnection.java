@@ -7,6 +7,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.tcpopt.common.net.HostPort;
 import java.net.InetSocketAddress;
 
 /**
@@ -54,8 +55,7 @@ final class ServerConnection {
   /** {@code #id local-port->server}, for the flow table. */
   String describe() {
     InetSocketAddress local = (InetSocketAddress) channel.localAddress();
-    return "#" + id + " " + (local == null ? "?" : local.getAddress().getHostAddress() + ":" + local.getPort()) + "->"
-        + key.server().getAddress().getHostAddress() + ":" + key.server().getPort();
+    return "#" + id + " " + (local == null ? "?" : HostPort.format(local)) + "->" + HostPort.format(key.server());
   }
 
   boolean usable() {

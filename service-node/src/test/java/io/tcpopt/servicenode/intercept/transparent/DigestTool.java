@@ -192,8 +192,7 @@ public final class DigestTool {
   }
 
   private static String hostPort(java.net.SocketAddress a) {
-    InetSocketAddress i = (InetSocketAddress) a;
-    return i.getAddress().getHostAddress() + ":" + i.getPort();
+    return io.tcpopt.common.net.HostPort.format((InetSocketAddress) a);
   }
 
   private static synchronized void say(String line) {

@@ -17,6 +17,14 @@ import java.util.regex.Pattern;
  * client 198.18.1.2 — 198.18.1.1 branch 198.18.0.1 ══ 198.18.0.2 dc 198.19.1.1 — 198.19.1.2 server
  * </pre>
  *
+ * <p>and the same in IPv6 beside it, from the benchmarking range 2001:2::/48 (the subnet's last
+ * hex group mirrors the IPv4 /24: 2001:2:0:1801::/64 is the branch LAN, 2001:2:0:1800::/64 the
+ * WAN, 2001:2:0:1901::/64 the DC LAN; hosts keep their IPv4 last octet):
+ *
+ * <pre>
+ * client 2001:2:0:1801::2 — ::1 branch 2001:2:0:1800::1 ══ ::2 dc 2001:2:0:1901::1 — ::2 server
+ * </pre>
+ *
  * Branch and DC route between the LANs, so a flow that is not intercepted still gets through.
  * Namespace names carry the test JVM's pid, so parallel runs and other helpers' testbeds never
  * collide. Closing kills every child process, then deletes the namespaces (with their veths); a
@@ -27,6 +35,8 @@ final class NamespaceLab implements AutoCloseable {
   static final String BRANCH = "branch";
   static final String DC = "dc";
   static final String SERVER = "server";
+  static final String CLIENT_V6 = "2001:2:0:1801::2";
+  static final String SERVER_V6 = "2001:2:0:1901::2";
 
   private static final Pattern STALE = Pattern.compile("tcpopt-(tproxy|pair|rules)-(\\d+)(-[a-z]+)?");
 
@@ -74,8 +84,19 @@ final class NamespaceLab implements AutoCloseable {
     must(SERVER, "ip", "route", "add", "default", "via", "198.19.1.1");
     must(BRANCH, "ip", "route", "add", "198.19.1.0/24", "via", "198.18.0.2");
     must(DC, "ip", "route", "add", "198.18.1.0/24", "via", "198.18.0.1");
+    address(CLIENT, "lan0", CLIENT_V6 + "/64");
+    address(BRANCH, "lan0", "2001:2:0:1801::1/64");
+    address(BRANCH, "wan0", "2001:2:0:1800::1/64");
+    address(DC, "wan0", "2001:2:0:1800::2/64");
+    address(DC, "lan0", "2001:2:0:1901::1/64");
+    address(SERVER, "lan0", SERVER_V6 + "/64");
+    must(CLIENT, "ip", "-6", "route", "add", "default", "via", "2001:2:0:1801::1");
+    must(SERVER, "ip", "-6", "route", "add", "default", "via", "2001:2:0:1901::1");
+    must(BRANCH, "ip", "-6", "route", "add", "2001:2:0:1901::/64", "via", "2001:2:0:1800::2");
+    must(DC, "ip", "-6", "route", "add", "2001:2:0:1801::/64", "via", "2001:2:0:1800::1");
     for (String router : List.of(BRANCH, DC)) {
       must(router, "sysctl", "-qw", "net.ipv4.ip_forward=1");
+      must(router, "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1");
     }
   }
 
@@ -85,8 +106,13 @@ final class NamespaceLab implements AutoCloseable {
     must(roleB, "ip", "link", "set", ifB, "up");
   }
 
+  /** IPv6 addresses without duplicate address detection: usable at once, not seconds later. */
   private void address(String role, String dev, String cidr) {
-    must(role, "ip", "addr", "add", cidr, "dev", dev);
+    if (cidr.contains(":")) {
+      must(role, "ip", "addr", "add", cidr, "dev", dev, "nodad");
+    } else {
+      must(role, "ip", "addr", "add", cidr, "dev", dev);
+    }
   }
 
   /** The full namespace name of a role. */
@@ -103,10 +129,16 @@ final class NamespaceLab implements AutoCloseable {
     return new Commands(List.of("ip", "netns", "exec", ns(role)));
   }
 
-  /** Starts {@code main} in a fresh JVM inside a role's namespace, on this test's class path. */
+  /**
+   * Starts {@code main} in a fresh JVM inside a role's namespace, on this test's class path: IPv4
+   * sockets only, unless {@code jvmOptions} set {@code java.net.preferIPv4Stack} themselves.
+   */
   ChildProcess java(String role, String name, Class<?> main, List<String> jvmOptions, String... args) throws IOException {
-    List<String> argv = new ArrayList<>(List.of("ip", "netns", "exec", ns(role), javaExecutable(), "-cp", classPath(),
-        "-Djava.net.preferIPv4Stack=true", "-XX:+UseSerialGC", "-Xss512k"));
+    List<String> argv = new ArrayList<>(List.of("ip", "netns", "exec", ns(role), javaExecutable(), "-cp", classPath(), "-XX:+UseSerialGC",
+        "-Xss512k"));
+    if (jvmOptions.stream().noneMatch(o -> o.startsWith("-Djava.net.preferIPv4Stack="))) {
+      argv.add("-Djava.net.preferIPv4Stack=true");
+    }
     argv.addAll(jvmOptions);
     argv.add(main.getName());
     argv.addAll(List.of(args));

@@ -40,15 +40,17 @@ class TestbedConfigsTest {
     assertEquals(Duration.ofMillis(200), c.wan().link().rtt());
     assertEquals(1, c.peers().size());
     assertEquals(new InetSocketAddress("198.18.0.2", 7800), c.peers().get(0).address());
-    assertEquals(List.of("198.19.1.0/24"), c.peers().get(0).prefixes());
+    assertEquals(List.of("198.19.1.0/24", "2001:2:0:1901::/64"), c.peers().get(0).prefixes());
     ServiceNodeConfig.Transparent t = c.interception().transparent();
     assertEquals(7900, t.port());
     assertTrue(t.installRules());
-    assertEquals(List.of("198.18.1.0/24"), t.sources());
-    assertEquals(List.of("198.19.1.0/24"), t.destinations());
+    assertEquals(List.of("198.18.1.0/24", "2001:2:0:1801::/64"), t.sources());
+    assertEquals(List.of("198.19.1.0/24", "2001:2:0:1901::/64"), t.destinations());
     // The rules these settings produce are valid for nft (prefix syntax checked here).
     assertTrue(String.join("; ", TproxyRules.tableBody(new TproxyRules.Diversion(t.port(), t.sources(), t.destinations()), 1))
         .contains("tproxy ip to :7900"));
+    assertTrue(String.join("; ", TproxyRules.tableBody(new TproxyRules.Diversion(t.port(), t.sources(), t.destinations()), 1))
+        .contains("ip6 saddr { 2001:2:0:1801::/64 } ip6 daddr { 2001:2:0:1901::/64 } meta mark set 0x1 tproxy ip6 to :7900"));
     assertTrue(c.clientAddress().requests("dc"), "the branch asks the DC to connect from the client's address");
 
     PolicyDocument policy = PolicyDocument.fromTree(root.get("policy"));

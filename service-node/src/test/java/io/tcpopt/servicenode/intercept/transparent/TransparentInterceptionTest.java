@@ -38,6 +38,8 @@ class TransparentInterceptionTest {
   private static final Pattern SHA = Pattern.compile("sha256=([0-9a-f]{64})");
   private static final List<String> QUICK_JVM = List.of("-XX:TieredStopAtLevel=1", "-Xmx128m");
   private static final List<String> NODE_JVM = List.of("-XX:TieredStopAtLevel=1", "-Xmx256m", "-Dio.netty.leakDetection.level=paranoid");
+  /** Dual-stack JVMs, as {@code ./tcpopt} runs them: IPv6 sockets that take IPv4 too. */
+  private static final List<String> DUAL_STACK = List.of("-Djava.net.preferIPv4Stack=false");
   private static final int FLOWS = 50;
   private static final int POOL = 4;
 
@@ -194,6 +196,75 @@ class TransparentInterceptionTest {
     for (ChildProcess node : List.of(branch, dc)) {
       assertFalse(node.stderr().contains("LEAK:"), () -> node.name() + " leaked buffers:\n" + node.stderr());
     }
+  }
+
+  @Test
+  void anIpv6ClientIsOptimizedTransparentlyToAnIpv6ServerOverAnIpv6Wan() throws Exception {
+    lab = NamespaceLab.create("pair6");
+    DemoCertificates.generate(dir.resolve("certs"), List.of("branch-1", "dc-1"));
+    // The example testbed configs (IPv4 and IPv6 prefixes side by side), their WAN moved to IPv6.
+    Path branchConfig = ipv6Wan(testbedConfig("branch.yaml"));
+    Path dcConfig = ipv6Wan(testbedConfig("dc.yaml"));
+    List<String> nodeJvm = concat(NODE_JVM, DUAL_STACK);
+    List<String> hostJvm = concat(QUICK_JVM, DUAL_STACK);
+
+    ChildProcess dc = lab.java(DC, "dc-node", NodeMain.class, nodeJvm, dcConfig.toString());
+    ChildProcess branch = lab.java(BRANCH, "branch-node", NodeMain.class, nodeJvm, branchConfig.toString());
+    ChildProcess server = lab.java(SERVER, "server", DigestTool.class, hostJvm, "server", "5201");
+    dc.awaitLine(l -> l.startsWith("READY"), START);
+    branch.awaitLine(l -> l.startsWith("READY"), START);
+    server.awaitLine(l -> l.startsWith("LISTENING"), START);
+    poll(branch, "sessions", l -> l.contains("peer=dc-1 up=" + POOL + " configured=" + POOL));
+    List<String> wan = established(BRANCH, "src", "[2001:2:0:1800::1]", "dst", "[2001:2:0:1800::2]:7800");
+    assertEquals(POOL, wan.size(), () -> "the warm pool runs over IPv6:\n" + String.join("\n", wan));
+
+    int v6Flows = 20;
+    ChildProcess client = lab.java(CLIENT, "client6", DigestTool.class, hostJvm, "client", NamespaceLab.SERVER_V6, "5201", String.valueOf(v6Flows),
+        "262144", "hold");
+    assertEquals("HOLDING " + v6Flows, client.awaitLine(l -> l.startsWith("HOLDING"), Duration.ofSeconds(90)), () -> String.join("\n", client.lines()));
+    // Intercepted at the branch (the original IPv6 destination as local address), connected from
+    // the client's own IPv6 address by the DC: the server's view of every peer is the client.
+    assertEquals(v6Flows, established(BRANCH, "src", "[" + NamespaceLab.SERVER_V6 + "]:5201").size());
+    List<String> seenByServer = established(SERVER, "src", "[" + NamespaceLab.SERVER_V6 + "]:5201");
+    assertEquals(v6Flows, seenByServer.size(), () -> String.join("\n", seenByServer));
+    assertTrue(seenByServer.stream().allMatch(l -> peerOf(l).startsWith("[" + NamespaceLab.CLIENT_V6 + "]:")), () -> String.join("\n", seenByServer));
+    client.send("release");
+    assertEquals("DONE ok=" + v6Flows + " failed=0", client.awaitLine(l -> l.startsWith("DONE"), START), () -> String.join("\n", client.lines()));
+    assertEquals(digests(client.lines(), "FLOW"), awaitDigests(server, v6Flows));
+    assertEquals(v6Flows, digests(client.lines(), "FLOW").size());
+
+    // IPv4 flows through the same dual-stack nodes, beside the IPv6 ones.
+    ChildProcess client4 = lab.java(CLIENT, "client4", DigestTool.class, hostJvm, "client", "198.19.1.2", "5201", "5", "65536");
+    assertEquals("DONE ok=5 failed=0", client4.awaitLine(l -> l.startsWith("DONE"), START), () -> String.join("\n", client4.lines()));
+    assertTrue(awaitDigests(server, v6Flows + 5).containsAll(digests(client4.lines(), "FLOW")));
+    List<String> conns = server.lines().stream().filter(l -> l.startsWith("CONN")).toList();
+    assertEquals(v6Flows, conns.stream().filter(l -> l.contains("remote=[" + NamespaceLab.CLIENT_V6 + "]:")).count(), () -> String.join("\n", conns));
+    assertEquals(5, conns.stream().filter(l -> l.contains("remote=198.18.1.2:")).count(), () -> String.join("\n", conns));
+    poll(branch, "flows", l -> l.contains("optimized=" + (v6Flows + 5) + " pass-through=0 dropped=0"));
+
+    branch.send("quit");
+    branch.awaitLine(l -> l.equals("CLOSED"), START);
+    assertFalse(lab.exec(BRANCH, "ip", "-6", "rule", "show").stdout().contains("fwmark"), "the branch removes its IPv6 routing at stop");
+    dc.send("quit");
+    dc.awaitLine(l -> l.equals("CLOSED"), START);
+    for (ChildProcess node : List.of(branch, dc)) {
+      assertFalse(node.stderr().contains("LEAK:"), () -> node.name() + " leaked buffers:\n" + node.stderr());
+    }
+  }
+
+  /** The config with its WAN addresses (listen, peer) replaced by their IPv6 counterparts. */
+  private static Path ipv6Wan(Path config) throws Exception {
+    String yaml = Files.readString(config)
+        .replace("198.18.0.1:7800", "'[2001:2:0:1800::1]:7800'")
+        .replace("198.18.0.2:7800", "'[2001:2:0:1800::2]:7800'");
+    Files.writeString(config, yaml);
+    return config;
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> out = new java.util.ArrayList<>(a);
+    out.addAll(b);
+    return out;
   }
 
   /** The example testbed config with its certificate paths pointing at this test's certificates. */

@@ -1,0 +1,30 @@
+package io.tcpopt.common.net;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import org.junit.jupiter.api.Test;
+
+class HostPortTest {
+  @Test
+  void ipv6IsBracketedAndWrittenAsRfc5952Has() throws Exception {
+    assertEquals("[2001:2:0:1801::2]:5201", HostPort.format(new InetSocketAddress(InetAddress.getByName("2001:2:0:1801:0:0:0:2"), 5201)));
+    assertEquals("198.18.1.2:5201", HostPort.format(new InetSocketAddress(InetAddress.getByName("198.18.1.2"), 5201)));
+    assertEquals("::1", HostPort.address(InetAddress.getByName("0:0:0:0:0:0:0:1")));
+    assertEquals("2001:db8::1:0:0:1", HostPort.address(InetAddress.getByName("2001:db8:0:0:1:0:0:1")), "the first of two equal zero runs");
+    assertEquals("2001:db8:0:1:1:1:1:1", HostPort.address(InetAddress.getByName("2001:db8:0:1:1:1:1:1")), "a lone zero group stays");
+    assertEquals("", HostPort.format(null));
+  }
+
+  @Test
+  void parsesBracketedIpv6() {
+    HostPort hp = HostPort.parse("[2001:2:0:1800::2]:7800");
+    assertEquals("2001:2:0:1800::2", hp.host());
+    assertEquals(7800, hp.port());
+    assertEquals("[2001:2:0:1800::2]:7800", hp.toString());
+    assertEquals(new InetSocketAddress("2001:2:0:1800::2", 7800), hp.resolve());
+    assertThrows(IllegalArgumentException.class, () -> HostPort.parse("[2001:2:0:1800::2]"));
+  }
+}

@@ -12,6 +12,10 @@
 #      100 ms RTT: p50/p99, connections the server saw, packets on the WAN
 #   4  the peers (HAProxy pair with BBR, kcptun pair) run in 1-3 as modes "haproxy", "kcptun"
 #   5  efficiency: branch/DC pair on loopback, no WAN: throughput and CPU seconds per GB
+#   6  many flows: 10,000 idle flows through a warm pair at 2 ms RTT, 1 Gbit/s: node RSS idle ->
+#      holding -> after close, per flow (bench/experiments/flows.sh, load by bench/tools/flowgen.c)
+#   7  flow rate: new 1 KiB echo flows, 64 at a time, 2 and 100 ms RTT, direct vs tcpopt: flows/s,
+#      setup latency p50/p99 (bench/experiments/flows.sh)
 #
 # Every run is capped in time (a capped run reports the bytes it moved, marked "capped").
 # Results: bench/results/<UTC date>/ (CSV, results.md, throughput-vs-rtt.png, logs/).
@@ -24,18 +28,18 @@ set -euo pipefail
 . "$(dirname "$0")/testbed/lib.sh"
 REPO_DIR="$(cd "$BENCH_DIR/.." && pwd)"
 
-quick=0 only="1,2,3,5" modes="direct tcpopt haproxy kcptun" out=""
+quick=0 only="1,2,3,5,6,7" modes="direct tcpopt haproxy kcptun" out=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1; shift ;;
     --only) only="$2"; shift 2 ;;
     --modes) modes="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) fail "unknown option $1 (see --help)" ;;
   esac
 done
-wants() { [[ ",$only," == *",$1,"* ]] || { [ "$1" != 5 ] && [[ ",$only," == *",4,"* ]]; }; }
+wants() { [[ ",$only," == *",$1,"* ]] || { [ "$1" -le 3 ] && [[ ",$only," == *",4,"* ]]; }; }
 
 LINK_MBIT=250
 if [ "$quick" -eq 1 ]; then
@@ -48,6 +52,7 @@ fi
 SW_SIZE=3145728 SW_RTT=200 TX_SIZE=262144 TX_CONCURRENCY=23 TX_RTT=100
 IPERF_PORT=5201 HTTP_PORT=8080
 
+. "$BENCH_DIR/experiments/flows.sh"
 require_root
 command -v iperf3 >/dev/null || fail "needs iperf3"
 stamp="$(date -u +%Y-%m-%dT%H%MZ)"
@@ -396,6 +401,8 @@ header bulk.csv "mode,rtt_ms,loss_pct,mbit_s,seconds,bytes,capped,status"
 header small_window.csv "mode,run,total_s,completed,download_s,status"
 header transactions.csv "mode,requests,completed,total_s,p50_s,p99_s,server_connections,wan_packets,status"
 header efficiency.csv "mode,mbit_s,seconds,bytes,relay_cpu_s,cpu_s_per_gb,status"
+header many_flows.csv "mode,flows,held,client_sockets,errors,branch_idle_mib,branch_holding_mib,branch_after_mib,branch_kib_per_flow,branch_after_vs_idle_pct,dc_idle_mib,dc_holding_mib,dc_after_mib,dc_kib_per_flow,dc_after_vs_idle_pct,status"
+header flow_rate.csv "mode,rtt_ms,started,completed,errors,flows_per_s,setup_p50_ms,setup_p99_ms,flow_p50_ms,flow_p99_ms,status"
 progress "results in $RESULTS ($([ -n "$suffix" ] && echo quick || echo full) run, benchmarks $only, modes $modes)"
 
 if wants 1 || wants 2 || wants 3; then
@@ -444,6 +451,10 @@ fi
 if wants 5; then
   progress "[5] efficiency on loopback"
   efficiency
+fi
+if wants 6 || wants 7; then
+  progress "[6, 7] many flows and flow rate"
+  flows_experiments
 fi
 "$PYTHON" "$BENCH_DIR/tools/report.py" "$RESULTS"
 progress "report: $RESULTS/results.md"

@@ -38,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -103,6 +104,7 @@ public final class ServiceNode implements AutoCloseable {
   public static ServiceNode start(ServiceNodeConfig config, FlowDecider decider, MeterRegistry registry) {
     Objects.requireNonNull(config, "config");
     Objects.requireNonNull(registry, "registry");
+    checkDescriptorLimit(config);
     ServiceNode node = new ServiceNode(config, decider == null ? FlowDecider.optimizeAll() : decider, registry);
     try {
       node.startAll();
@@ -114,6 +116,23 @@ public final class ServiceNode implements AutoCloseable {
       Thread.currentThread().interrupt();
       node.close();
       throw new ServiceNodeException("service node " + config.nodeName() + ": interrupted while starting");
+    }
+  }
+
+  /** Fails the start when the open-file limit cannot hold {@code flows.max-active} flows; warns when pass-through flows would not fit. */
+  private static void checkDescriptorLimit(ServiceNodeConfig config) {
+    OptionalLong limit = DescriptorLimit.current();
+    if (limit.isEmpty()) {
+      return;
+    }
+    int maxActive = config.flows().maxActive();
+    String error = DescriptorLimit.error(config.nodeName(), limit.getAsLong(), maxActive);
+    if (error != null) {
+      throw new ServiceNodeException(error);
+    }
+    String warning = DescriptorLimit.warning(config.nodeName(), limit.getAsLong(), maxActive);
+    if (warning != null) {
+      log.warn(warning);
     }
   }
 

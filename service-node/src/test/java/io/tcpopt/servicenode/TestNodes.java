@@ -20,27 +20,35 @@ import java.util.function.BooleanSupplier;
 final class TestNodes implements AutoCloseable {
   final ServiceNode dc;
   final ServiceNode branch;
-  final SimpleMeterRegistry branchMeters = new SimpleMeterRegistry();
-  final SimpleMeterRegistry dcMeters = new SimpleMeterRegistry();
+  final SimpleMeterRegistry branchMeters;
+  final SimpleMeterRegistry dcMeters;
   final int connections;
 
-  private TestNodes(ServiceNode dc, ServiceNode branch, int connections) {
+  private TestNodes(ServiceNode dc, ServiceNode branch, int connections, SimpleMeterRegistry branchMeters, SimpleMeterRegistry dcMeters) {
     this.dc = dc;
     this.branch = branch;
     this.connections = connections;
+    this.branchMeters = branchMeters;
+    this.dcMeters = dcMeters;
+  }
+
+  static TestNodes start(Path certs, int connections, List<InetSocketAddress> targets, String wanExtra, String lanExtra) {
+    return start(certs, connections, targets, wanExtra, lanExtra, "");
   }
 
   /**
    * @param certs directory for demo certificates (mutual TLS), or null for plaintext sessions
    * @param wanExtra extra YAML lines for both nodes' {@code wan} section (indented 4 spaces)
    * @param lanExtra extra {@code lan} settings in flow style, e.g. {@code "connect-timeout: 300ms"}
+   * @param nodeExtra extra lines for both nodes' {@code service-node} section, e.g. {@code "flows: { closed-history: 10 }"}
    */
-  static TestNodes start(Path certs, int connections, List<InetSocketAddress> targets, String wanExtra, String lanExtra) {
+  static TestNodes start(Path certs, int connections, List<InetSocketAddress> targets, String wanExtra, String lanExtra, String nodeExtra) {
+    String extra = nodeExtra == null || nodeExtra.isEmpty() ? "" : "  " + nodeExtra + "\n";
     Map<String, TlsFiles> tls = certs == null ? null : DemoCertificates.generate(certs, List.of("branch-1", "dc-1"));
     SimpleMeterRegistry dcMeters = new SimpleMeterRegistry();
     String dcYaml = "service-node:\n"
         + wan(tls == null ? null : tls.get("dc-1"), connections, wanExtra)
-        + "  lan: { " + lanExtra + " }\n";
+        + "  lan: { " + lanExtra + " }\n" + extra;
     ServiceNode dc = ServiceNode.start(config(dcYaml, "dc-1", "dc"), null, dcMeters);
     StringBuilder listeners = new StringBuilder();
     for (InetSocketAddress t : targets) {
@@ -53,15 +61,16 @@ final class TestNodes implements AutoCloseable {
         + "    - { name: dc-1, site: dc, address: 127.0.0.1:" + dc.wanAddress().getPort() + ", prefixes: [127.0.0.0/8] }\n"
         + "  interception:\n"
         + "    listeners:\n" + listeners
-        + "  lan: { " + lanExtra + " }\n";
+        + "  lan: { " + lanExtra + " }\n" + extra;
+    SimpleMeterRegistry branchMeters = new SimpleMeterRegistry();
     ServiceNode branch;
     try {
-      branch = ServiceNode.start(config(branchYaml, "branch-1", "branch"), null, new SimpleMeterRegistry());
+      branch = ServiceNode.start(config(branchYaml, "branch-1", "branch"), null, branchMeters);
     } catch (RuntimeException e) {
       dc.close();
       throw e;
     }
-    TestNodes nodes = new TestNodes(dc, branch, connections);
+    TestNodes nodes = new TestNodes(dc, branch, connections, branchMeters, dcMeters);
     nodes.awaitSessions();
     return nodes;
   }

@@ -7,8 +7,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
-import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import io.tcpopt.common.transport.Legs;
@@ -16,7 +14,6 @@ import io.tcpopt.common.transport.ResetCause;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,15 +30,15 @@ import org.slf4j.LoggerFactory;
  * connecting) and backpressure: the leg is read only while nothing waits for upstream credit, and
  * bytes written to the leg are acknowledged to the upstream ({@link Upstream#consumed}) only once
  * the leg's socket took them. So the bridge holds at most the upstream's receive window plus one
- * read per flow, and nothing at all when the flow is idle.
+ * read per flow, and nothing at all when the flow is idle: no buffer, one {@link IdleTimer} task
+ * (not a handler in the leg's pipeline), a handful of small objects.
  *
  * <p>Threading: all state is confined to the upstream's event loop. When the leg sits on another
  * loop its events hop over with {@code execute} (the WAN connection carrying a stream need not be
  * on the client's loop); a leg joined to a direct socket shares its loop and nothing hops.
  *
  * <p>Handlers the caller put in the leg's pipeline before {@link #start} (TLS, say) stay between
- * the socket and the bridge, which appends {@code "idle"} and {@code "bridge"} when the leg is
- * connected.
+ * the socket and the bridge, which appends {@code "bridge"} when the leg is connected.
  */
 public final class LegBridge implements UpstreamListener {
   private static final Logger log = LoggerFactory.getLogger(LegBridge.class);
@@ -69,6 +66,8 @@ public final class LegBridge implements UpstreamListener {
   private boolean upstreamEnded;
   private boolean legOutputShut;
   private boolean finished;
+  /** Null when the flow never times out, and until the leg is joined. */
+  private IdleTimer idle;
 
   private LegBridge(Channel leg, Upstream upstream, FlowRecorder flow, String legName, Duration idleTimeout) {
     this.leg = leg;
@@ -106,9 +105,6 @@ public final class LegBridge implements UpstreamListener {
       run(() -> abort(ResetCause.CONNECTION_RESET, legName + " closed before the flow completed"));
       return;
     }
-    if (!idleTimeout.isZero()) {
-      leg.pipeline().addLast("idle", new IdleStateHandler(0, 0, idleTimeout.toNanos(), TimeUnit.NANOSECONDS));
-    }
     leg.pipeline().addLast("bridge", new LegHandler());
     run(this::legJoined);
   }
@@ -119,6 +115,7 @@ public final class LegBridge implements UpstreamListener {
       return;
     }
     legJoined = true;
+    idle = IdleTimer.start(loop, idleTimeout, () -> abort(ResetCause.IDLE_TIMEOUT, "idle timeout: no bytes on the " + legName + " for " + idleTimeout));
     if (toLeg != null) {
       ByteBuf b;
       while ((b = toLeg.poll()) != null) {
@@ -160,6 +157,7 @@ public final class LegBridge implements UpstreamListener {
     }
     int n = buf.readableBytes();
     flow.fromLeg(n);
+    touch();
     if ((toUpstream == null || toUpstream.isEmpty()) && upstream.credit() >= n) {
       upstream.write(buf); // the common case: nothing waits, no queue
     } else {
@@ -294,6 +292,7 @@ public final class LegBridge implements UpstreamListener {
         return;
       }
       if (f.isSuccess()) {
+        touch();
         upstream.consumed(n);
       } else {
         // Bytes the end host will never get: it must see a reset, never a clean end of stream.
@@ -335,11 +334,18 @@ public final class LegBridge implements UpstreamListener {
     abort(cause, reason);
   }
 
+  private void touch() {
+    if (idle != null) {
+      idle.touch();
+    }
+  }
+
   // ---- endings -------------------------------------------------------------------------------
 
   private void maybeFinish() {
     if (!finished && legInputEnded && upstreamOutputEnded && upstreamEnded && legOutputShut) {
       finished = true;
+      stopIdle();
       leg.close();
       flow.closed("completed");
     }
@@ -351,6 +357,7 @@ public final class LegBridge implements UpstreamListener {
       return;
     }
     finished = true;
+    stopIdle();
     releaseAll(toUpstream);
     releaseAll(toLeg);
     toUpstreamBytes = 0;
@@ -359,6 +366,13 @@ public final class LegBridge implements UpstreamListener {
     Legs.reset(leg);
     flow.closed(reason);
     log.debug("flow reset ({}): {}", cause, reason);
+  }
+
+  private void stopIdle() {
+    if (idle != null) {
+      idle.stop();
+      idle = null;
+    }
   }
 
   private static void releaseAll(ArrayDeque<ByteBuf> q) {
@@ -405,8 +419,6 @@ public final class LegBridge implements UpstreamListener {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
       if (evt instanceof ChannelInputShutdownEvent) {
         run(LegBridge.this::legInputShutdown);
-      } else if (evt instanceof IdleStateEvent) {
-        run(() -> abort(ResetCause.IDLE_TIMEOUT, "idle timeout: no bytes on the " + legName + " for " + idleTimeout));
       }
       ReferenceCountUtil.release(evt);
     }

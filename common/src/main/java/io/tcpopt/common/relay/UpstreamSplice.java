@@ -3,11 +3,9 @@ package io.tcpopt.common.relay;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.tcpopt.common.transport.ResetCause;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,8 +29,7 @@ public final class UpstreamSplice {
   private final Duration idleTimeout;
   private final Side stream;
   private final Side server;
-  private long lastActivity = System.nanoTime();
-  private ScheduledFuture<?> idleTimer;
+  private IdleTimer idle;
   private boolean finished;
 
   private UpstreamSplice(Upstream stream, Upstream server, FlowRecorder flow, Duration idleTimeout) {
@@ -70,22 +67,8 @@ public final class UpstreamSplice {
     }
     if (!finished) {
       flow.open();
-      armIdle(idleTimeout.toNanos());
+      idle = IdleTimer.start(loop, idleTimeout, () -> abort(ResetCause.IDLE_TIMEOUT, "idle timeout: no bytes on the flow for " + idleTimeout));
     }
-  }
-
-  private void armIdle(long delayNanos) {
-    if (idleTimeout.isZero() || finished) {
-      return;
-    }
-    idleTimer = loop.schedule(() -> {
-      long idle = System.nanoTime() - lastActivity;
-      if (idle >= idleTimeout.toNanos()) {
-        abort(ResetCause.IDLE_TIMEOUT, "idle timeout: no bytes on the flow for " + idleTimeout);
-      } else {
-        armIdle(idleTimeout.toNanos() - idle);
-      }
-    }, delayNanos, TimeUnit.NANOSECONDS);
   }
 
   private void noteBuffered() {
@@ -118,7 +101,9 @@ public final class UpstreamSplice {
         return;
       }
       int n = data.readableBytes();
-      lastActivity = System.nanoTime();
+      if (idle != null) {
+        idle.touch();
+      }
       if (this == server) {
         flow.fromLeg(n);
       } else {
@@ -231,9 +216,8 @@ public final class UpstreamSplice {
   }
 
   private void cancelIdle() {
-    if (idleTimer != null) {
-      idleTimer.cancel(false);
-      idleTimer = null;
+    if (idle != null) {
+      idle.stop();
     }
   }
 }

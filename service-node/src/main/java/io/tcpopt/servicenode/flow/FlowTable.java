@@ -17,6 +17,12 @@ import org.slf4j.LoggerFactory;
  * Active flows of this node and a bounded ring of closed ones. Meters (in the injected registry):
  * {@code tcpopt.flows.active} gauge, {@code tcpopt.flows.opened} counter by kind and reason,
  * {@code tcpopt.flow.bytes} counter by direction.
+ *
+ * <p>What a flow leaves behind is bounded: its entry leaves the active map when it closes, its
+ * record stays in a history of at most {@code closedHistory} records, and the {@code reason} label
+ * takes at most {@value #MAX_REASON_LABELS} distinct values (reasons may name an address; later ones
+ * count as {@code other}), so a million flows to a million destinations cost no more meters than a
+ * few.
  */
 public final class FlowTable {
   private static final Logger log = LoggerFactory.getLogger(FlowTable.class);
@@ -28,6 +34,11 @@ public final class FlowTable {
   private final MeterRegistry registry;
   private final Counter bytesUp;
   private final Counter bytesDown;
+  /** tcpopt.flows.opened by kind and reason label, registered once each. */
+  private final Map<String, Counter> openedCounters = new ConcurrentHashMap<>();
+
+  static final int MAX_REASON_LABELS = 64;
+  static final String OTHER_REASON = "other";
 
   public FlowTable(int closedHistory, MeterRegistry registry) {
     this.closedHistory = closedHistory;
@@ -41,10 +52,26 @@ public final class FlowTable {
   public FlowEntry open(FlowKind kind, String reason, InetSocketAddress client, InetSocketAddress server) {
     FlowEntry e = new FlowEntry(this, ids.incrementAndGet(), kind, reason, client, server);
     active.put(e.id, e);
-    Counter.builder("tcpopt.flows.opened").tag("kind", kind.name().toLowerCase()).tag("reason", reason == null ? "" : reason)
-        .register(registry).increment();
-    log.debug("open {}", e.describe());
+    opened(kind, reason == null ? "" : reason).increment();
+    if (log.isDebugEnabled()) {
+      log.debug("open {}", e.describe());
+    }
     return e;
+  }
+
+  private Counter opened(FlowKind kind, String reason) {
+    String key = kind.ordinal() + reason;
+    Counter c = openedCounters.get(key);
+    if (c != null) {
+      return c;
+    }
+    if (openedCounters.size() >= MAX_REASON_LABELS) {
+      reason = OTHER_REASON;
+      key = kind.ordinal() + reason;
+    }
+    String label = reason;
+    return openedCounters.computeIfAbsent(key,
+        k -> Counter.builder("tcpopt.flows.opened").tag("kind", kind.name().toLowerCase()).tag("reason", label).register(registry));
   }
 
   public int activeCount() {
@@ -65,7 +92,9 @@ public final class FlowTable {
     }
     // Only now leaves the active set: whoever sees it gone from there finds it in the history.
     active.remove(e.id);
-    log.debug("close {} after {} bytes: {}", e.describe(), e.totalBytes(), e.closeReason());
+    if (log.isDebugEnabled()) {
+      log.debug("close {} after {} bytes: {}", e.describe(), e.totalBytes(), e.closeReason());
+    }
   }
 
   public FlowTableSnapshot snapshot() {

@@ -1,0 +1,149 @@
+# Experiments 6 and 7 of bench/run.sh (issue 13): many idle flows and the new-flow rate, driven by
+# bench/tools/flowgen.c (an epoll load generator in C: the Python tools cannot open flows fast
+# enough to measure a relay). Sourced by run.sh at start; uses its helpers (spawn, stop, progress,
+# start_tcpopt, stop_tcpopt, set_link) and writes many_flows.csv and flow_rate.csv.
+#
+#   6  many flows: 2 ms RTT, 1 Gbit/s. A warm node pair (tcpopt) holds MF_FLOWS concurrent flows,
+#      each after one 100-byte echo, then idle for MF_HOLD s. Resident memory (RSS) of each node:
+#      idle (after a warm-up) -> holding -> MF_AFTER s after the flows closed; per idle flow.
+#      direct: the same flows without the pair (that every flow was held and exact).
+#   7  flow rate: new flows back to back (connect, 1 KiB echo, the server closes), 64 at a time, for
+#      FR_SECONDS, at 2 ms and 100 ms RTT, direct and tcpopt: flows/s, setup latency p50/p99
+#      (connect() to the first echoed byte), whole-flow p50/p99; every byte checked.
+
+FLOWGEN="$BENCH_DIR/target/flowgen"
+MF_PORT=9000 FR_PORT=9001
+if [ "${quick:-0}" -eq 1 ]; then
+  MF_FLOWS=5000 MF_HOLD=5 MF_AFTER=20 FR_SECONDS=5
+else
+  MF_FLOWS=10000 MF_HOLD=10 MF_AFTER=30 FR_SECONDS=10
+fi
+MF_RATE_MBIT=1000 FR_CONCURRENCY=64 FR_SIZE=1024
+
+build_flowgen() {
+  local src="$BENCH_DIR/tools/flowgen.c"
+  if [ ! -x "$FLOWGEN" ] || [ "$src" -nt "$FLOWGEN" ]; then
+    command -v gcc > /dev/null || fail "needs gcc to build bench/tools/flowgen.c"
+    mkdir -p "$(dirname "$FLOWGEN")"
+    gcc -O2 -Wall -Wextra -o "$FLOWGEN.tmp" "$src"
+    mv "$FLOWGEN.tmp" "$FLOWGEN"
+  fi
+}
+
+rss_kb() { # resident set size of PID in KiB (0 when gone)
+  awk '/^VmRSS:/ { print $2; found=1 } END { if (!found) print 0 }' "/proc/$1/status" 2> /dev/null || echo 0
+}
+
+flows_servers_up() {
+  spawn flowgen-echo "$NS_SERVER" "$FLOWGEN" serve --bind "$SERVER_IP" --port "$MF_PORT"
+  spawn flowgen-close "$NS_SERVER" "$FLOWGEN" serve --bind "$SERVER_IP" --port "$FR_PORT" --close-after "$FR_SIZE"
+  wait_listen "$NS_SERVER" "$MF_PORT" 5 && wait_listen "$NS_SERVER" "$FR_PORT" 5 || fail "flowgen servers did not start"
+}
+
+flowgen_client() { # flowgen_client MODE ARGS...: runs flowgen in the client namespace against the server
+  local mode="$1"; shift
+  ip netns exec "$NS_CLIENT" "$FLOWGEN" "$mode" --host "$SERVER_IP" "$@"
+}
+
+# A JIT-warm pair: a few seconds of new flows and a thousand held ones, not recorded.
+flows_warm_up() {
+  flowgen_client rate --port "$FR_PORT" --size "$FR_SIZE" --concurrency "$FR_CONCURRENCY" --duration 3 > "$RESULTS/logs/flows-warm-up-$1.json" 2>&1 || true
+  flowgen_client hold --port "$MF_PORT" --flows 1000 --concurrency 128 --hold 1 >> "$RESULTS/logs/flows-warm-up-$1.json" 2>&1 || true
+}
+
+many_flows_run() { # many_flows_run MODE -> a row of many_flows.csv
+  local mode="$1" branch_pid="" dc_pid="" json="$RESULTS/logs/many-flows-$1.json"
+  if [ "$mode" = tcpopt ]; then
+    branch_pid="${TCPOPT_PIDS[0]}" dc_pid="${TCPOPT_PIDS[1]}"
+  fi
+  flows_warm_up "$mode"
+  sleep "$MF_AFTER" # what the node keeps once a burst is over is its baseline
+  local b0=0 d0=0 b1=0 d1=0 b2=0 d2=0 sockets=0
+  [ -z "$branch_pid" ] || { b0="$(rss_kb "$branch_pid")"; d0="$(rss_kb "$dc_pid")"; }
+  ip netns exec "$NS_CLIENT" timeout -k 5 $((MF_HOLD + 120)) "$FLOWGEN" hold --host "$SERVER_IP" --port "$MF_PORT" \
+    --flows "$MF_FLOWS" --concurrency 256 --size 100 --hold "$MF_HOLD" --deadline 30 > "$json" 2> "$RESULTS/logs/many-flows-$mode.err" &
+  local client=$!
+  for _ in $(seq 1200); do grep -q '"held"' "$json" 2> /dev/null && break; kill -0 "$client" 2> /dev/null || break; sleep 0.1; done
+  sleep 2
+  sockets="$(ip netns exec "$NS_CLIENT" ss -Htn state established "dport = :$MF_PORT" | wc -l)"
+  [ -z "$branch_pid" ] || { b1="$(rss_kb "$branch_pid")"; d1="$(rss_kb "$dc_pid")"; }
+  wait "$client" || true
+  sleep "$MF_AFTER"
+  [ -z "$branch_pid" ] || { b2="$(rss_kb "$branch_pid")"; d2="$(rss_kb "$dc_pid")"; }
+  local row
+  row="$("$PYTHON" - "$json" "$MF_FLOWS" "$sockets" "$b0" "$b1" "$b2" "$d0" "$d1" "$d2" <<'PY'
+import json, sys
+flows = int(sys.argv[2]); sockets = int(sys.argv[3])
+b0, b1, b2, d0, d1, d2 = (int(x) / 1024 for x in sys.argv[4:10])
+d = {}
+try:
+    for line in open(sys.argv[1]):
+        d = json.loads(line)
+except Exception:
+    pass
+held = d.get("held_to_the_end", 0)
+status = "ok" if held == flows and not d.get("errors") and not d.get("mismatched_bytes") else "failed: " + d.get("last_error", "no result")[:60].replace(",", ";")
+per = lambda idle, holding: (holding - idle) * 1024 / held if held and holding else 0
+back = lambda idle, after: (after - idle) / idle * 100 if idle else 0
+print("%d,%d,%d,%d,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%s" % (flows, held, sockets, d.get("errors", 0), b0, b1, b2, per(b0, b1), back(b0, b2),
+      d0, d1, d2, per(d0, d1), back(d0, d2), status))
+PY
+)"
+  echo "$mode,$row" >> "$RESULTS/many_flows.csv"
+  IFS=, read -r _ held _ _ b0 b1 b2 bper bback d0 d1 d2 dper dback status <<< "$row"
+  progress "  $mode: $held/$MF_FLOWS held ($status); branch RSS $b0 -> $b1 -> $b2 MiB ($bper KiB/flow, after close ${bback}% of baseline); dc $d0 -> $d1 -> $d2 MiB ($dper KiB/flow, ${dback}%)"
+}
+
+flow_rate_run() { # flow_rate_run MODE RTT -> a row of flow_rate.csv
+  local mode="$1" rtt="$2" json="$RESULTS/logs/flow-rate-$1-rtt$2.json"
+  flowgen_client rate --port "$FR_PORT" --size "$FR_SIZE" --concurrency "$FR_CONCURRENCY" --duration "$FR_SECONDS" --deadline 15 \
+    > "$json" 2> "$RESULTS/logs/flow-rate-$mode-rtt$rtt.err" || true
+  local row
+  row="$("$PYTHON" - "$json" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception:
+    print("0,0,0,0,0,0,0,0,failed: no result"); sys.exit()
+status = "ok" if d["completed"] == d["started"] and not d["errors"] and not d["mismatched_bytes"] else "errors: " + d["last_error"][:60].replace(",", ";")
+print("%d,%d,%d,%.1f,%.3f,%.3f,%.3f,%.3f,%s" % (d["started"], d["completed"], d["errors"], d["flows_per_s"], d["setup_p50_ms"], d["setup_p99_ms"],
+      d["flow_p50_ms"], d["flow_p99_ms"], status))
+PY
+)"
+  echo "$mode,$rtt,$row" >> "$RESULTS/flow_rate.csv"
+  IFS=, read -r _ done errors rate s50 s99 _ _ status <<< "$row"
+  progress "  $mode rtt=${rtt}ms: $rate flows/s ($done flows, $errors errors), setup p50 $s50 ms p99 $s99 ms ($status)"
+}
+
+# Experiments 6 and 7 on their own testbed (the link at 1 Gbit/s), each mode started once.
+flows_experiments() {
+  build_flowgen
+  "$TESTBED_DIR/up.sh" --rtt 2 --rate "$MF_RATE_MBIT" --loss 0 --queue 1000
+  flows_servers_up
+  local mode rtt
+  for mode in direct $(printf '%s\n' $modes | grep -x tcpopt || true); do
+    set_flows_link 2
+    if [ "$mode" = tcpopt ] && ! start_tcpopt testbed > "$RESULTS/logs/start-flows-tcpopt.txt" 2>&1; then
+      progress "  tcpopt unavailable: $(tr '\n' ' ' < "$RESULTS/logs/start-flows-tcpopt.txt")"
+      echo "tcpopt (6, 7): $(tr '\n' ' ' < "$RESULTS/logs/start-flows-tcpopt.txt")" >> "$RESULTS/unavailable.txt"
+      stop_tcpopt
+      continue
+    fi
+    if wants 6; then
+      progress "[6] many flows, $mode ($MF_FLOWS flows, 2 ms RTT)"
+      many_flows_run "$mode"
+    fi
+    if wants 7; then
+      progress "[7] flow rate, $mode"
+      [ "$mode" = tcpopt ] && ! wants 6 && flows_warm_up "$mode"
+      for rtt in 2 100; do
+        set_flows_link "$rtt"
+        flow_rate_run "$mode" "$rtt"
+      done
+    fi
+    [ "$mode" != tcpopt ] || stop_tcpopt
+  done
+  stop flowgen-echo flowgen-close
+  "$TESTBED_DIR/down.sh"
+}
+set_flows_link() { "$TESTBED_DIR/link.sh" --rtt "$1" --loss 0 --rate "$MF_RATE_MBIT" 2> /dev/null; }

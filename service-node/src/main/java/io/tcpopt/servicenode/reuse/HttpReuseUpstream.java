@@ -32,7 +32,9 @@ import java.util.concurrent.TimeUnit;
  * the connection goes back to the pool, clean and persistent, or is closed. Pipelined requests
  * wait in order, their bytes held within the credit this upstream gives, so responses reach the
  * client in request order. A request that {@code Connection: close} or an HTTP/1.0 request without
- * keep-alive ends the flow after its response, as the server would have.
+ * keep-alive ends the flow after its response, as the server would have; an HTTP/1.1 request's
+ * {@code Connection: close} is renamed on its way ({@link ConnectionCloseRewrite}), so that the
+ * server keeps the connection for the pool.
  *
  * <p>Falling back: when the next message cannot be framed safely (not HTTP/1.x, malformed or
  * ambiguous framing, {@code Upgrade}, {@code CONNECT}, no request in time) the flow becomes a plain
@@ -80,6 +82,8 @@ public final class HttpReuseUpstream implements Upstream {
   private boolean acquiring;
   private boolean fresh;
   private HttpHead request;
+  /** Whether the server keeps its connection after the request as sent (see {@link ConnectionCloseRewrite}). */
+  private boolean requestKeepsServer;
   private HttpHead response;
   private boolean requestDone;
   private boolean responseDone;
@@ -296,6 +300,7 @@ public final class HttpReuseUpstream implements Upstream {
       return false;
     }
     request = head;
+    requestKeepsServer = head.persistent() || head.minorVersion() >= 1 && ConnectionCloseRewrite.keepServerConnection(held);
     requestDone = requests.phase() == Phase.DONE;
     requestCount++;
     metrics.requests.increment();
@@ -405,7 +410,7 @@ public final class HttpReuseUpstream implements Upstream {
       return;
     }
     boolean persistent = request.persistent() && response.persistent();
-    boolean reusable = persistent && !poisoned && responses.framingReusable();
+    boolean reusable = requestKeepsServer && response.persistent() && !poisoned && responses.framingReusable();
     releaseRetryCopy();
     ServerConnection c = detach();
     pool.release(c, reusable);

@@ -95,6 +95,42 @@ class HttpReuseTest {
   }
 
   @Test
+  void clientsThatCloseAfterEachRequestStillShareFewServerConnections() throws Exception {
+    HttpBackend backend = closer.add(new HttpBackend());
+    ReuseFront front = closer.add(new ReuseFront(backend.address(), profile(""), Duration.ofSeconds(5)));
+    int clients = 6;
+    int requests = 60;
+    ExecutorService pool = Executors.newFixedThreadPool(clients);
+    try {
+      List<Future<String>> done = new ArrayList<>();
+      for (int i = 0; i < requests; i++) {
+        int seed = 1000 + i;
+        done.add(pool.submit(() -> {
+          try (Socket s = new Socket(front.address().getAddress(), front.address().getPort())) {
+            s.setSoTimeout(20_000);
+            s.getOutputStream().write(("GET /bytes?n=40000&seed=" + seed + " HTTP/1.1\r\nHost: b\r\nconnection:  Close \r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+            InputStream in = s.getInputStream();
+            assertArrayEquals(HttpBackend.content(seed, 40_000), RawHttp.read(in, false).body(), "request " + seed);
+            assertEquals(-1, in.read(), "the client's Connection: close still ends its flow after the response");
+          }
+          return "ok";
+        }));
+      }
+      for (Future<String> f : done) {
+        assertEquals("ok", f.get(60, TimeUnit.SECONDS));
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    backend.rethrow();
+    assertEquals(requests, backend.exchanges.get());
+    assertTrue(backend.connections.size() <= 2 * clients,
+        "Connection: close renamed on its way (OneConnect transformation): " + backend.connections.size() + " server connections");
+    assertEquals(requests - backend.connections.size(), (long) front.metrics.reused.count());
+  }
+
+  @Test
   void pipelinedRequestsAreAnsweredInOrderOnOneClientConnection() throws Exception {
     HttpBackend backend = closer.add(new HttpBackend());
     ReuseFront front = closer.add(new ReuseFront(backend.address(), profile(""), Duration.ofSeconds(5)));

@@ -3,6 +3,7 @@
 # direct TCP against tcpopt and the peers a user might pick instead.
 #
 #   bench/run.sh [--quick] [--only N[,N...]] [--modes "direct tcpopt haproxy kcptun"] [--out DIR]
+#   bench/run.sh --issue9 [--modes ...] [--out DIR]    (= --only 2,3,9 with issue 9's sizes)
 #
 #   1  throughput vs RTT: 4 parallel streams (iperf3 -R -P 4, 4 x 100 MB in total) server ->
 #      client, 250 Mbit/s, RTT 0 50 100 200 250 ms, loss 0 and 0.5%
@@ -16,6 +17,18 @@
 #      holding -> after close, per flow (bench/experiments/flows.sh, load by bench/tools/flowgen.c)
 #   7  flow rate: new 1 KiB echo flows, 64 at a time, 2 and 100 ms RTT, direct vs tcpopt: flows/s,
 #      setup latency p50/p99 (bench/experiments/flows.sh)
+#   9  issue 9 (one pipe at the link rate); "9" runs all of 9.1-9.4, each can be chosen alone:
+#      9.1 bulk grid: fixed 4 x 100 MB (iperf3 -P 4 -n 400M, whole transfer), 250 Mbit/s, rows
+#          BULK9_ROWS (RTT/loss, default the issue's table: 0/0 60/0 60/1 150/0 150/0.5 300/0
+#          300/0.5 300/2)
+#      9.2 the same transfer on a 600 Mbit/s link at 100 ms (tcpopt restarted with link 600 Mbit)
+#      9.3 interactive beside bulk: a 1 KB request/echo every 50 ms on its own connection while
+#          4 bulk streams (400 MB) run, 100 ms RTT: echo p50/p99 and the bulk's goodput
+#      9.4 fairness: FAIR_FLOWS (8) bulk flows for FAIR_SECONDS (15 s, first 3 s not counted),
+#          100 ms RTT: each flow's share of the total
+#      --issue9 also uses 600 transactions in 3 and a 10 s cap per small-window run in 2.
+#      Mode "tcpopt-nolink" is tcpopt with no `link` block in the node configs; it runs
+#      NOLINK_ONLY (default 9.1,9.2) only.
 #
 # Every run is capped in time (a capped run reports the bytes it moved, marked "capped").
 # Results: bench/results/<UTC date>/ (CSV, results.md, throughput-vs-rtt.png, logs/).
@@ -28,18 +41,24 @@ set -euo pipefail
 . "$(dirname "$0")/testbed/lib.sh"
 REPO_DIR="$(cd "$BENCH_DIR/.." && pwd)"
 
-quick=0 only="1,2,3,5,6,7" modes="direct tcpopt haproxy kcptun" out=""
+quick=0 only="1,2,3,5,6,7" modes="direct tcpopt haproxy kcptun" out="" issue9=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1; shift ;;
+    --issue9) issue9=1; only="2,3,9"; modes="direct tcpopt tcpopt-nolink haproxy kcptun"; shift ;;
     --only) only="$2"; shift 2 ;;
     --modes) modes="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
     *) fail "unknown option $1 (see --help)" ;;
   esac
 done
-wants() { [[ ",$only," == *",$1,"* ]] || { [ "$1" -le 3 ] && [[ ",$only," == *",4,"* ]]; }; }
+wants() { [[ ",$only," == *",$1,"* ]] || { [[ "$1" =~ ^[1-3]$ ]] && [[ ",$only," == *",4,"* ]]; } ||
+  { [[ "$1" == 9.* ]] && [[ ",$only," == *",9,"* ]]; }; }
+NOLINK_ONLY="${NOLINK_ONLY:-9.1,9.2}"
+wants_for() { # wants_for MODE N: tcpopt-nolink runs only NOLINK_ONLY
+  wants "$2" && { [ "$1" != tcpopt-nolink ] || [[ ",$NOLINK_ONLY," == *",$2,"* ]]; }
+}
 
 LINK_MBIT=250
 if [ "$quick" -eq 1 ]; then
@@ -50,7 +69,16 @@ else
   SW_RUNS=3; SW_CAP=60; TX_REQUESTS=1500; TX_CAP=150; EFF_SECONDS=10
 fi
 SW_SIZE=3145728 SW_RTT=200 TX_SIZE=262144 TX_CONCURRENCY=23 TX_RTT=100
-IPERF_PORT=5201 HTTP_PORT=8080
+IPERF_PORT=5201 HTTP_PORT=8080 ECHO_PORT=7007
+# issue 9: every run capped at BULK9_CAP s; rows "RTT/LOSS"
+BULK9_ROWS="${BULK9_ROWS:-0/0 60/0 60/1 150/0 150/0.5 300/0 300/0.5 300/2}"
+BULK9_BYTES=400M BULK9_CAP="${BULK9_CAP:-30}" FAST_MBIT=600 FAST_RTT=100
+INTERACTIVE_RTT=100 INTERACTIVE_INTERVAL=0.05 INTERACTIVE_SIZE=1024
+FAIR_FLOWS="${FAIR_FLOWS:-8}" FAIR_SECONDS="${FAIR_SECONDS:-15}" FAIR_OMIT=3 FAIR_RTT=100
+if [ "$issue9" -eq 1 ]; then
+  TX_REQUESTS="${TX_REQUESTS9:-600}"; SW_CAP=10
+  [ "$quick" -eq 0 ] || { BULK9_ROWS="0/0 150/0.5"; BULK9_CAP=20; TX_REQUESTS=200; SW_RUNS=2; FAIR_SECONDS=8; }
+fi
 
 . "$BENCH_DIR/experiments/flows.sh"
 require_root
@@ -108,9 +136,10 @@ json_get() { "$PYTHON" -c "import json,sys; d=json.load(open(sys.argv[1])); prin
 # Each mode has a start, a stop and the address the client uses. direct and tcpopt: the
 # client addresses the server itself (tcpopt intercepts transparently at the branch with
 # TPROXY). haproxy and kcptun: the client is pointed at the relay on the branch.
-target_host() { case "$1" in direct|tcpopt) echo "$SERVER_IP" ;; *) echo "$BRANCH_LAN_IP" ;; esac; }
-target_port() { # target_port MODE iperf|http
-  local base; [ "$2" = iperf ] && base=$IPERF_PORT || base=$HTTP_PORT
+target_host() { case "$1" in direct|tcpopt|tcpopt-nolink) echo "$SERVER_IP" ;; *) echo "$BRANCH_LAN_IP" ;; esac; }
+service_port() { case "$1" in iperf) echo "$IPERF_PORT" ;; http) echo "$HTTP_PORT" ;; echo) echo "$ECHO_PORT" ;; esac; }
+target_port() { # target_port MODE iperf|http|echo
+  local base; base="$(service_port "$2")"
   case "$1" in haproxy) echo $(( base + 10000 )) ;; kcptun) echo $(( base + 20000 )) ;; *) echo "$base" ;; esac
 }
 
@@ -125,11 +154,11 @@ tcpopt_ready_launcher() {
   fi
 }
 
-start_tcpopt() { # start_tcpopt testbed|LOOPBACK_NS; the nodes' pids go into PIDS for the CPU count
+start_tcpopt() { # start_tcpopt testbed|LOOPBACK_NS [MBIT [--no-link]]; the nodes' pids go into PIDS for the CPU count
   tcpopt_ready_launcher || return 1
   local where=() pid
   [ "$1" = testbed ] || where=(--loopback "$1")
-  JAVA_OPTS="${TCPOPT_JAVA_OPTS:--Xmx1g}" "$TESTBED_DIR/tcpopt-nodes.sh" up --bandwidth "$LINK_MBIT" --rtt 250 "${where[@]}" || return 1
+  JAVA_OPTS="${TCPOPT_JAVA_OPTS:--Xmx1g}" "$TESTBED_DIR/tcpopt-nodes.sh" up --bandwidth "${2:-$LINK_MBIT}" --rtt 250 "${where[@]}" ${3:-} || return 1
   local pids=($("$TESTBED_DIR/tcpopt-nodes.sh" pids "${where[@]}"))
   TCPOPT_PIDS=("${pids[@]}")
   TCPOPT_WHERE=("${where[@]}")
@@ -157,10 +186,12 @@ start_haproxy() { # start_haproxy BRANCH_NS DC_NS testbed|loopback
   if [ "$3" = testbed ]; then
     write_haproxy_config "$dir/branch.cfg" \
       "$BRANCH_LAN_IP:$((IPERF_PORT + 10000))=$DC_WAN_IP:$((IPERF_PORT + 10000))" \
-      "$BRANCH_LAN_IP:$((HTTP_PORT + 10000))=$DC_WAN_IP:$((HTTP_PORT + 10000))"
+      "$BRANCH_LAN_IP:$((HTTP_PORT + 10000))=$DC_WAN_IP:$((HTTP_PORT + 10000))" \
+      "$BRANCH_LAN_IP:$((ECHO_PORT + 10000))=$DC_WAN_IP:$((ECHO_PORT + 10000))"
     write_haproxy_config "$dir/dc.cfg" \
       "$DC_WAN_IP:$((IPERF_PORT + 10000))=$SERVER_IP:$IPERF_PORT" \
-      "$DC_WAN_IP:$((HTTP_PORT + 10000))=$SERVER_IP:$HTTP_PORT"
+      "$DC_WAN_IP:$((HTTP_PORT + 10000))=$SERVER_IP:$HTTP_PORT" \
+      "$DC_WAN_IP:$((ECHO_PORT + 10000))=$SERVER_IP:$ECHO_PORT"
   else
     write_haproxy_config "$dir/branch.cfg" "127.0.0.1:18202=127.0.0.1:7802"
     write_haproxy_config "$dir/dc.cfg" "127.0.0.1:7802=127.0.0.1:$IPERF_PORT"
@@ -178,8 +209,8 @@ start_kcptun() { # kcptun client at the branch, server at the DC; one pair per s
   # plaintext-free comparison would otherwise be unfair the other way.
   local opts=(--mode fast3 --crypt none --nocomp --sndwnd 8192 --rcvwnd 8192 --sockbuf 16777216 --quiet)
   local svc udp
-  for svc in iperf http; do
-    local base; [ "$svc" = iperf ] && base=$IPERF_PORT || base=$HTTP_PORT
+  for svc in iperf http echo; do
+    local base; base="$(service_port "$svc")"
     udp=$((base + 20000))
     spawn "kcptun-server-$svc" "$NS_DC" kcptun-server -l "$DC_WAN_IP:$udp" -t "$SERVER_IP:$base" "${opts[@]}"
     spawn "kcptun-client-$svc" "$NS_BRANCH" kcptun-client -l "$BRANCH_LAN_IP:$udp" -r "$DC_WAN_IP:$udp" "${opts[@]}"
@@ -191,15 +222,17 @@ start_mode() {
   case "$1" in
     direct) return 0 ;;
     tcpopt) start_tcpopt testbed ;;
+    tcpopt-nolink) start_tcpopt testbed "$LINK_MBIT" --no-link ;;
     haproxy) start_haproxy "$NS_BRANCH" "$NS_DC" testbed ;;
     kcptun) start_kcptun ;;
   esac
 }
 stop_mode() {
   case "$1" in
-    tcpopt) stop_tcpopt ;;
+    tcpopt|tcpopt-nolink) stop_tcpopt ;;
     haproxy) stop haproxy-branch haproxy-dc ;;
-    kcptun) stop kcptun-client-iperf kcptun-server-iperf kcptun-client-http kcptun-server-http ;;
+    kcptun) stop kcptun-client-iperf kcptun-server-iperf kcptun-client-http kcptun-server-http \
+                 kcptun-client-echo kcptun-server-echo ;;
   esac
 }
 
@@ -220,15 +253,16 @@ set_link() { "$TESTBED_DIR/link.sh" --rtt "$1" --loss "$2" --rate "$LINK_MBIT" 2
 LINK_SETTLE="${LINK_SETTLE:-11}"
 settle_link() { progress "  link settles ${LINK_SETTLE}s at the new RTT"; sleep "$LINK_SETTLE"; }
 
-bulk_run() { # bulk_run MODE RTT LOSS -> CSV row in bulk.csv
-  local mode="$1" rtt="$2" loss="$3" json="$RESULTS/logs/bulk-$1-rtt$2-loss$3.json"
+# iperf_bulk MODE JSON CAP BYTES: one capped 4-stream transfer server -> client; prints
+# "mbit_s,seconds,bytes,capped,status"
+iperf_bulk() {
+  local mode="$1" json="$2" cap="$3" bytes="$4"
   spawn iperf3-server "$NS_SERVER" iperf3 -s -1 -B "$SERVER_IP" -p "$IPERF_PORT"
   wait_listen "$NS_SERVER" "$IPERF_PORT" 5 || true
-  ip netns exec "$NS_CLIENT" timeout -s INT -k 10 "$BULK_CAP" iperf3 -c "$(target_host "$mode")" \
-    -p "$(target_port "$mode" iperf)" -R -C cubic -P 4 -n "$BULK_BYTES" -J --connect-timeout 10000 > "$json" 2>&1 || true
+  ip netns exec "$NS_CLIENT" timeout -s INT -k 10 "$cap" iperf3 -c "$(target_host "$mode")" \
+    -p "$(target_port "$mode" iperf)" -R -C cubic -P 4 -n "$bytes" -J --connect-timeout 10000 > "$json" 2>&1 || true
   stop iperf3-server
-  local row
-  row="$("$PYTHON" - "$json" "$BULK_CAP" <<'PY'
+  "$PYTHON" - "$json" "$cap" <<'PY'
 import json, sys
 try:
     d = json.load(open(sys.argv[1]))
@@ -243,7 +277,11 @@ else:
     status = "capped" if moved else "failed: " + str(d.get("error", "no data"))[:60].replace(",", ";")
     print("%.2f,%.3f,%d,1,%s" % (moved * 8 / secs / 1e6, secs, moved, status))
 PY
-)"
+}
+
+bulk_run() { # bulk_run MODE RTT LOSS -> CSV row in bulk.csv
+  local mode="$1" rtt="$2" loss="$3" row
+  row="$(iperf_bulk "$mode" "$RESULTS/logs/bulk-$1-rtt$2-loss$3.json" "$BULK_CAP" "$BULK_BYTES")"
   echo "$mode,$rtt,$loss,$row" >> "$RESULTS/bulk.csv"
   progress "  $mode rtt=${rtt}ms loss=${loss}%: $(cut -d, -f1 <<< "$row") Mbit/s in $(cut -d, -f2 <<< "$row") s ($(cut -d, -f5 <<< "$row"))"
 }
@@ -314,6 +352,126 @@ PY
   IFS=, read -r req done total p50 p99 packets status <<< "$row"
   echo "$mode,$req,$done,$total,$p50,$p99,$conns,$packets,$status" >> "$RESULTS/transactions.csv"
   progress "  $mode: $done/$req in ${total} s, p50 ${p50} s, p99 ${p99} s, server connections $conns, WAN packets $packets ($status)"
+}
+
+# ------------------------------------------------------------------ issue 9
+# Connections that outlive a row (tcpopt's sessions, kcptun's) wait LINK_SETTLE after the RTT
+# grows (BBR's 10 s min-RTT filter, see above); a smaller RTT takes effect at once. direct and
+# haproxy open new connections for every transfer and do not wait.
+LAST_RTT=""
+link_to() { # link_to MODE RTT LOSS [MBIT]
+  "$TESTBED_DIR/link.sh" --rtt "$2" --loss "$3" --rate "${4:-$LINK_MBIT}" 2> /dev/null
+  case "$1" in
+    direct|haproxy) ;;
+    *) if [ -n "$LAST_RTT" ] && awk -v a="$2" -v b="$LAST_RTT" 'BEGIN { exit !(a > b) }'; then settle_link; fi ;;
+  esac
+  LAST_RTT="$2"
+}
+
+bulk9_run() { # bulk9_run MODE MBIT RTT LOSS -> bulk9.csv
+  local mode="$1" mbit="$2" rtt="$3" loss="$4" row
+  row="$(iperf_bulk "$mode" "$RESULTS/logs/bulk9-$mode-${mbit}mbit-rtt$rtt-loss$loss.json" "$BULK9_CAP" "$BULK9_BYTES")"
+  echo "$mode,$mbit,$rtt,$loss,$row" >> "$RESULTS/bulk9.csv"
+  progress "  $mode ${mbit} Mbit/s rtt=${rtt}ms loss=${loss}%: $(cut -d, -f1 <<< "$row") Mbit/s in $(cut -d, -f2 <<< "$row") s ($(cut -d, -f5 <<< "$row"))"
+}
+
+bulk9_grid() {
+  local spec
+  for spec in $BULK9_ROWS; do
+    link_to "$1" "${spec%/*}" "${spec#*/}"
+    bulk9_run "$1" "$LINK_MBIT" "${spec%/*}" "${spec#*/}"
+  done
+}
+
+# 9.2: the link at FAST_MBIT; tcpopt is restarted with its link block saying so (tcpopt-nolink
+# has none). Every mode gets one unrecorded 200 MB transfer at the new rate first.
+bulk9_fast() {
+  local mode="$1"
+  link_to "$mode" "$FAST_RTT" 0 "$FAST_MBIT"
+  if [ "$mode" = tcpopt ]; then
+    stop_tcpopt
+    start_tcpopt testbed "$FAST_MBIT" > "$RESULTS/logs/start-$mode-$FAST_MBIT.txt" 2>&1 ||
+      { progress "  tcpopt did not restart at $FAST_MBIT Mbit/s: $(tail -2 "$RESULTS/logs/start-$mode-$FAST_MBIT.txt" | tr '\n' ' ')"; return 0; }
+  fi
+  iperf_bulk "$mode" "$RESULTS/logs/warm-up-$mode-$FAST_MBIT.json" 20 200M > /dev/null
+  bulk9_run "$mode" "$FAST_MBIT" "$FAST_RTT" 0
+  "$TESTBED_DIR/link.sh" --rate "$LINK_MBIT" 2> /dev/null
+}
+
+# 9.3: the echo client runs on its own connection for the whole bulk transfer (its first
+# second before the bulk starts is the idle baseline); samples sent while the bulk ran count.
+interactive_run() { # interactive_run MODE -> interactive.csv
+  local mode="$1" json="$RESULTS/logs/interactive-$1.json" bulk_start bulk_end row
+  link_to "$mode" "$INTERACTIVE_RTT" 0
+  ip netns exec "$NS_CLIENT" setsid "$PYTHON" "$BENCH_DIR/tools/loadgen.py" interactive --host "$(target_host "$mode")" \
+    --port "$(target_port "$mode" echo)" --size "$INTERACTIVE_SIZE" --interval "$INTERACTIVE_INTERVAL" \
+    --count $(( (BULK9_CAP + 10) * 20 )) --deadline $(( BULK9_CAP + 10 )) < /dev/null > "$json" 2> "$RESULTS/logs/interactive-$1.err" &
+  PIDS[interactive]=$!
+  sleep 1
+  bulk_start="$(date +%s.%N)"
+  row="$(iperf_bulk "$mode" "$RESULTS/logs/interactive-bulk-$mode.json" "$BULK9_CAP" "$BULK9_BYTES")"
+  bulk_end="$(date +%s.%N)"
+  stop interactive
+  row="$("$PYTHON" - "$json" "$bulk_start" "$bulk_end" "$row" <<'PY'
+import json, sys
+start, end, bulk = float(sys.argv[2]), float(sys.argv[3]), sys.argv[4].split(",")
+def pct(v, p):
+    if not v:
+        return 0.0
+    v = sorted(v)
+    return v[max(0, min(len(v) - 1, int(round(p / 100.0 * len(v) + 0.5)) - 1))]
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception:
+    print("0,0,0,0,0,0,%s,%s,%s,failed" % (bulk[0], bulk[1], bulk[4])); sys.exit()
+during = [ms for t, ms in d["samples_s_ms"] if start <= t <= end]
+idle = [ms for t, ms in d["samples_s_ms"] if t < start]
+status = "ok" if during and not d["errors"] and not d["unanswered"] else (
+    "failed: " + ";".join(d["errors"])[:60].replace(",", ";") if d["errors"] else "unanswered %d" % d["unanswered"])
+print("%d,%d,%.1f,%.1f,%.1f,%.1f,%s,%s,%s,%s" % (len(during), d["unanswered"], pct(during, 50), pct(during, 99),
+      max(during) if during else 0, pct(idle, 50), bulk[0], bulk[1], bulk[4], status))
+PY
+)"
+  echo "$mode,$INTERACTIVE_RTT,$row" >> "$RESULTS/interactive.csv"
+  IFS=, read -r n unanswered p50 p99 max idle mbit secs bstatus status <<< "$row"
+  progress "  $mode: echo p50 ${p50} ms p99 ${p99} ms max ${max} ms ($n samples, idle p50 ${idle} ms); bulk ${mbit} Mbit/s ($bstatus); $status"
+}
+
+# 9.4: FAIR_FLOWS bulk flows at once for FAIR_SECONDS; each flow's bytes after the first
+# FAIR_OMIT seconds, from iperf3's per-stream intervals.
+fairness_run() { # fairness_run MODE -> fairness.csv
+  local mode="$1" json="$RESULTS/logs/fairness-$1.json" row
+  link_to "$mode" "$FAIR_RTT" 0
+  spawn iperf3-server "$NS_SERVER" iperf3 -s -1 -B "$SERVER_IP" -p "$IPERF_PORT"
+  wait_listen "$NS_SERVER" "$IPERF_PORT" 5 || true
+  ip netns exec "$NS_CLIENT" timeout -s INT -k 10 $(( FAIR_SECONDS + FAIR_OMIT + 20 )) iperf3 -c "$(target_host "$mode")" \
+    -p "$(target_port "$mode" iperf)" -R -C cubic -P "$FAIR_FLOWS" -t "$FAIR_SECONDS" -O "$FAIR_OMIT" -J \
+    --connect-timeout 10000 > "$json" 2>&1 || true
+  stop iperf3-server
+  row="$("$PYTHON" - "$json" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+    per, secs = {}, 0.0
+    for interval in d["intervals"]:
+        if interval["sum"].get("omitted"):
+            continue
+        secs += interval["sum"]["seconds"]
+        for s in interval["streams"]:
+            per[s["socket"]] = per.get(s["socket"], 0) + s["bytes"]
+    rates = [per[k] * 8 / secs / 1e6 for k in sorted(per)]
+    mean = sum(rates) / len(rates)
+    jain = sum(rates) ** 2 / (len(rates) * sum(r * r for r in rates))
+    dev = max(abs(r - mean) / mean for r in rates) * 100
+    print("%d,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f,%s,%s" % (len(rates), secs, sum(rates), min(rates), max(rates), dev, jain,
+          ";".join("%.1f" % r for r in rates), "ok" if not d.get("error") else "failed: " + d["error"][:50].replace(",", ";")))
+except Exception as e:
+    print("0,0,0,0,0,0,0,,failed: %s" % str(e)[:50].replace(",", ";"))
+PY
+)"
+  echo "$mode,$row" >> "$RESULTS/fairness.csv"
+  IFS=, read -r n secs total lo hi dev jain rates status <<< "$row"
+  progress "  $mode: $n flows, $total Mbit/s in all, per flow $lo..$hi Mbit/s, largest deviation from the mean ${dev}%, Jain $jain ($status)"
 }
 
 # ------------------------------------------------------------------ efficiency (loopback)
@@ -388,12 +546,15 @@ PY
 # ------------------------------------------------------------------ main
 cat >> "$RESULTS/environment.txt" <<ENV
 date: $(date -u '+%Y-%m-%d %H:%M UTC')
-command: bench/run.sh ${suffix:+--quick }--only $only --modes "$modes"
+command: bench/run.sh ${suffix:+--quick }$([ "$issue9" -eq 1 ] && echo "--issue9 " || echo "--only $only ")--modes "$modes"
 machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ { print $2 }') GB RAM, kernel $(uname -r)
 load average at start: $(cut -d' ' -f1-3 /proc/loadavg)
 tools: $(iperf3 --version | head -1); $(haproxy -v 2>/dev/null | head -1 | cut -d' ' -f1-3); kcptun $(kcptun-client -v 2>/dev/null | awk '{ print $3 }'); $(java -version 2>&1 | head -1)
 commit: $(git -C "$REPO_DIR" rev-parse --short HEAD 2>/dev/null || echo unknown)
 link: ${LINK_MBIT} Mbit/s each way, drop-tail queue 1000 packets, userspace TUN emulator (bench/linkemu)
+ENV
+! wants 9 || cat >> "$RESULTS/environment.txt" <<ENV
+issue 9: bulk rows (RTT ms/loss %) $BULK9_ROWS at ${LINK_MBIT} Mbit/s and ${FAST_RTT}/0 at ${FAST_MBIT} Mbit/s, ${BULK9_BYTES} each (cap ${BULK9_CAP} s); interactive ${INTERACTIVE_SIZE} B every ${INTERACTIVE_INTERVAL} s at ${INTERACTIVE_RTT} ms; fairness ${FAIR_FLOWS} flows ${FAIR_SECONDS} s (first ${FAIR_OMIT} s not counted) at ${FAIR_RTT} ms; tcpopt-nolink runs ${NOLINK_ONLY}
 ENV
 # --out into an earlier results folder adds rows (e.g. a mode measured later) to its tables.
 header() { [ -s "$RESULTS/$1" ] || echo "$2" > "$RESULTS/$1"; }
@@ -403,12 +564,19 @@ header transactions.csv "mode,requests,completed,total_s,p50_s,p99_s,server_conn
 header efficiency.csv "mode,mbit_s,seconds,bytes,relay_cpu_s,cpu_s_per_gb,status"
 header many_flows.csv "mode,flows,held,client_sockets,errors,branch_idle_mib,branch_holding_mib,branch_after_mib,branch_kib_per_flow,branch_after_vs_idle_pct,dc_idle_mib,dc_holding_mib,dc_after_mib,dc_kib_per_flow,dc_after_vs_idle_pct,status"
 header flow_rate.csv "mode,rtt_ms,started,completed,errors,flows_per_s,setup_p50_ms,setup_p99_ms,flow_p50_ms,flow_p99_ms,status"
+if wants 9; then
+  header bulk9.csv "mode,link_mbit,rtt_ms,loss_pct,mbit_s,seconds,bytes,capped,status"
+  header interactive.csv "mode,rtt_ms,samples,unanswered,p50_ms,p99_ms,max_ms,idle_p50_ms,bulk_mbit_s,bulk_seconds,bulk_status,status"
+  header fairness.csv "mode,flows,seconds,total_mbit_s,min_mbit_s,max_mbit_s,max_deviation_pct,jain,flow_mbit_s,status"
+fi
 progress "results in $RESULTS ($([ -n "$suffix" ] && echo quick || echo full) run, benchmarks $only, modes $modes)"
 
-if wants 1 || wants 2 || wants 3; then
+if wants 1 || wants 2 || wants 3 || wants 9; then
   "$TESTBED_DIR/up.sh" --rtt 0 --rate "$LINK_MBIT" --loss 0 --queue 1000
   spawn http-server "$NS_SERVER" "$PYTHON" "$BENCH_DIR/tools/loadgen.py" serve --bind "$SERVER_IP" --port "$HTTP_PORT" --stats "$STATE_DIR/http.stats"
   wait_listen "$NS_SERVER" "$HTTP_PORT" 10 || fail "HTTP server did not start"
+  spawn echo-server "$NS_SERVER" "$PYTHON" "$BENCH_DIR/tools/loadgen.py" tcp-echo --bind "$SERVER_IP" --port "$ECHO_PORT"
+  wait_listen "$NS_SERVER" "$ECHO_PORT" 10 || fail "echo server did not start"
   for mode in $modes; do
     progress "mode $mode: starting"
     if ! start_mode "$mode" > "$RESULTS/logs/start-$mode.txt" 2>&1 || ! mode_works "$mode"; then
@@ -420,7 +588,8 @@ if wants 1 || wants 2 || wants 3; then
       continue
     fi
     warm_up "$mode"
-    if wants 1; then
+    LAST_RTT=0
+    if wants_for "$mode" 1; then
       progress "[1] throughput vs RTT, $mode"
       last_rtt=0
       for loss in $LOSSES; do
@@ -430,22 +599,39 @@ if wants 1 || wants 2 || wants 3; then
           bulk_run "$mode" "$rtt" "$loss"
         done
       done
+      LAST_RTT="$last_rtt"
     fi
-    if wants 2; then
+    if wants_for "$mode" 9.1; then
+      progress "[9.1] fixed-size bulk, $mode"
+      bulk9_grid "$mode"
+    fi
+    if wants_for "$mode" 2; then
       progress "[2] small-window client, $mode"
-      set_link "$SW_RTT" 0
+      link_to "$mode" "$SW_RTT" 0
       ip netns exec "$NS_CLIENT" sysctl -q -w net.ipv4.tcp_window_scaling=0
       for run in $(seq "$SW_RUNS"); do small_window_run "$mode" "$run"; done
       ip netns exec "$NS_CLIENT" sysctl -q -w net.ipv4.tcp_window_scaling=1
     fi
-    if wants 3; then
+    if wants_for "$mode" 9.3; then
+      progress "[9.3] interactive beside bulk, $mode"
+      interactive_run "$mode"
+    fi
+    if wants_for "$mode" 9.4; then
+      progress "[9.4] fairness of $FAIR_FLOWS flows, $mode"
+      fairness_run "$mode"
+    fi
+    if wants_for "$mode" 3; then
       progress "[3] short transactions, $mode"
-      set_link "$TX_RTT" 0
+      link_to "$mode" "$TX_RTT" 0
       transactions_run "$mode"
+    fi
+    if wants_for "$mode" 9.2; then
+      progress "[9.2] fixed-size bulk at $FAST_MBIT Mbit/s, $mode"
+      bulk9_fast "$mode"
     fi
     stop_mode "$mode"
   done
-  stop http-server
+  stop http-server echo-server
   "$TESTBED_DIR/down.sh"
 fi
 if wants 5; then

@@ -10,6 +10,12 @@
             sending the request on a reused connection, to the last byte), p50/p99, total.
   echo      UDP echo server.
   rtt       UDP round-trip probe against `echo`: prints JSON min/avg/max/mdev in ms.
+  tcp-echo  TCP echo server: writes back every byte it reads (the interactive experiment).
+  interactive
+            TCP client against `tcp-echo`: one connection, a --size request every --interval
+            seconds (on a fixed schedule, not waiting for the echo), each timed from its send to
+            the last byte of its echo. Stops after --count requests, at --deadline, or on
+            SIGTERM/SIGINT; prints JSON with every sample (send time since the epoch, latency).
 
 End hosts use CUBIC: every TCP socket here selects it with TCP_CONGESTION (override with
 --cc), because a non-initial network namespace may not let it be the default.
@@ -226,6 +232,96 @@ async def fetch(args):
     return 0 if not errors else 1
 
 
+# ---------------------------------------------------------------- tcp echo / interactive
+async def tcp_echo(args):
+    async def handle(reader, writer):
+        sock = writer.get_extra_info("socket")
+        try:
+            set_congestion_control(sock, args.cc)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            while True:
+                data = await reader.read(65536)
+                if not data:
+                    break
+                writer.write(data)
+                await writer.drain()
+        except ConnectionError:
+            pass
+        finally:
+            writer.close()
+
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    loop.add_signal_handler(signal.SIGTERM, stop.set)
+    loop.add_signal_handler(signal.SIGINT, stop.set)
+    server = await asyncio.start_server(handle, args.bind, args.port, reuse_address=True)
+    await stop.wait()
+    server.close()
+    return 0
+
+
+def latency_summary(samples_ms):
+    """p50/p99/max/mean of latencies in ms (None when there are none)."""
+    return {"samples": len(samples_ms),
+            "p50_ms": percentile(samples_ms, 50), "p99_ms": percentile(samples_ms, 99),
+            "max_ms": max(samples_ms) if samples_ms else None,
+            "mean_ms": round(statistics.mean(samples_ms), 3) if samples_ms else None}
+
+
+async def interactive(args):
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    loop.add_signal_handler(signal.SIGTERM, stop.set)
+    loop.add_signal_handler(signal.SIGINT, stop.set)
+    sent = {}          # sequence -> (epoch send time, monotonic send time)
+    samples = []       # [epoch send time, latency ms]
+    errors = []
+    reader, writer = await open_connection(args)
+    writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    started = time.monotonic()
+
+    async def send_all():
+        for seq in range(args.count):
+            due = started + seq * args.interval
+            now = time.monotonic()
+            if due > now:
+                await asyncio.sleep(due - now)
+            if stop.is_set() or time.monotonic() - started > args.deadline:
+                return
+            sent[seq] = (time.time(), time.monotonic())
+            writer.write(b"%08d" % seq + b"r" * (args.size - 8))
+            await writer.drain()
+
+    async def read_all():
+        for seq in range(args.count):
+            echo = await reader.readexactly(args.size)
+            got = int(echo[:8])
+            if got != seq:
+                raise ConnectionError("echo %d out of order, expected %d" % (got, seq))
+            epoch, t0 = sent.pop(got)
+            samples.append([round(epoch, 4), round((time.monotonic() - t0) * 1000.0, 3)])
+
+    tasks = [asyncio.ensure_future(send_all()), asyncio.ensure_future(read_all())]
+    stopper = asyncio.ensure_future(stop.wait())
+    try:
+        done, _ = await asyncio.wait(tasks + [stopper], timeout=args.deadline + 5,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if tasks[0] in done and not stop.is_set():  # all sent: wait (bounded) for the last echoes
+            await asyncio.wait([tasks[1], stopper], timeout=5, return_when=asyncio.FIRST_COMPLETED)
+        for t in tasks:
+            if t.done() and not t.cancelled() and t.exception():
+                errors.append(type(t.exception()).__name__ + ": " + str(t.exception()))
+    finally:
+        for t in tasks + [stopper]:
+            t.cancel()
+        writer.close()
+    result = {"interval_s": args.interval, "size": args.size, "sent": len(samples) + len(sent),
+              "unanswered": len(sent), "errors": errors[:3], "samples_s_ms": samples}
+    result.update(latency_summary([s[1] for s in samples]))
+    print(json.dumps(result))
+    return 0 if not errors else 1
+
+
 # ---------------------------------------------------------------- udp echo / rtt
 def echo(args):
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -292,6 +388,18 @@ def main():
     p.add_argument("--interval", type=float, default=0.05)
     p.add_argument("--size", type=int, default=64)
     p.add_argument("--timeout", type=float, default=2.0)
+    p = sub.add_parser("tcp-echo")
+    p.add_argument("--bind", default="0.0.0.0")
+    p.add_argument("--port", type=int, default=7007)
+    p.add_argument("--cc", default="cubic")
+    p = sub.add_parser("interactive")
+    p.add_argument("--host", required=True)
+    p.add_argument("--port", type=int, default=7007)
+    p.add_argument("--size", type=int, default=1024)
+    p.add_argument("--interval", type=float, default=0.05)
+    p.add_argument("--count", type=int, default=1200, help="at most this many requests")
+    p.add_argument("--deadline", type=float, default=60.0, help="seconds; no request is sent after it")
+    p.add_argument("--cc", default="cubic")
     args = parser.parse_args()
     if args.command == "serve":
         asyncio.run(Server(args).run())
@@ -300,6 +408,12 @@ def main():
         return asyncio.run(fetch(args))
     if args.command == "echo":
         return echo(args)
+    if args.command == "tcp-echo":
+        return asyncio.run(tcp_echo(args))
+    if args.command == "interactive":
+        if args.size < 8:
+            parser.error("--size must be at least 8 (the sequence number)")
+        return asyncio.run(interactive(args))
     return rtt(args)
 
 

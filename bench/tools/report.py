@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Turns the CSV files of one bench/run.sh results folder into results.md, summary.csv
-(Mbit/s, ratio to direct, ratio to link rate, per mode) and throughput-vs-rtt.png.
+(Mbit/s, ratio to direct, ratio to link rate, per mode) and throughput-vs-rtt.png; with the
+issue 9 experiments also targets9.csv (each target met/missed with its value) and issue9-bulk.png.
 
     report.py RESULTS_DIR
 """
@@ -8,10 +9,12 @@ import csv
 import os
 import sys
 
+import targets9
+
 LINK_MBIT = 250.0
 SW_RTT_S, SW_SIZE = 0.2, 3 * 1024 * 1024
 TX_RTT_S, TX_SIZE, TX_CONCURRENCY = 0.1, 256 * 1024, 23
-MODE_ORDER = ["direct", "tcpopt", "haproxy", "kcptun"]
+MODE_ORDER = ["direct", "tcpopt", "tcpopt-nolink", "haproxy", "kcptun"]
 
 
 def read(folder, name):
@@ -217,6 +220,116 @@ def targets_section(folder, out):
     out.append("")
 
 
+def issue9_section(folder, out):
+    tables = {name: read(folder, name + ".csv")
+              for name in ("bulk9", "interactive", "fairness", "small_window", "transactions", "efficiency")}
+    if not (tables["bulk9"] or tables["interactive"] or tables["fairness"]):
+        return
+    targets = targets9.evaluate(tables)
+    with open(os.path.join(folder, "targets9.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["target", "verdict", "value"])
+        w.writerows(targets)
+    out.append("## Targets (issue 9) for tcpopt\n")
+    out.append("| target | verdict | value |")
+    out.append("|---|---|---|")
+    out.extend("| %s | %s | %s |" % t for t in targets)
+    out.append("")
+    bulk = tables["bulk9"]
+    if bulk:
+        modes = modes_in(bulk)
+        table = {(r["mode"], float(r["link_mbit"]), float(r["rtt_ms"]), float(r["loss_pct"])): r for r in bulk}
+        settings = []
+        for r in bulk:
+            key = (float(r["link_mbit"]), float(r["rtt_ms"]), float(r["loss_pct"]))
+            if key not in settings:
+                settings.append(key)
+        out.append("## 9.1-9.2 Fixed-size bulk (4 streams, 400 MB in all, whole transfer counted)\n")
+        out.append("Mbit/s; in brackets the share of the goodput ceiling (link rate x 1448/1500). "
+                   "*capped* = stopped at the time cap, rate of the bytes moved until then.\n")
+        out.append("| link Mbit/s | RTT ms | loss | " + " | ".join(modes) + " |")
+        out.append("|---|---|---|" + "---|" * len(modes))
+        for link, rtt, loss in settings:
+            cells = []
+            for mode in modes:
+                r = table.get((mode, link, rtt, loss))
+                if r is None:
+                    cells.append("-")
+                    continue
+                cells.append("%.1f (%.0f%%)%s" % (float(r["mbit_s"]), 100 * float(r["mbit_s"]) / targets9.ceiling(link),
+                                                  "" if r["status"] == "ok" else " *%s*" % r["status"].split(":")[0]))
+            out.append("| %g | %g | %g%% | %s |" % (link, rtt, loss, " | ".join(cells)))
+        out.append("")
+        issue9_chart(folder, bulk, modes)
+        out.append("![issue 9 bulk](issue9-bulk.png)\n")
+    if tables["interactive"]:
+        out.append("## 9.3 Interactive beside bulk (1 KB request/echo every 50 ms, own connection, 4 bulk streams)\n")
+        out.append("Echo latency of the requests sent while the bulk transfer ran; idle = before it started.\n")
+        out.append("| mode | RTT ms | samples | echo p50 ms | echo p99 ms | max ms | idle p50 ms | bulk Mbit/s | status |")
+        out.append("|---|---|---|---|---|---|---|---|---|")
+        for r in tables["interactive"]:
+            out.append("| %s | %s | %s | %s | %s | %s | %s | %s (%s) | %s |" % (
+                r["mode"], r["rtt_ms"], r["samples"], r["p50_ms"], r["p99_ms"], r["max_ms"], r["idle_p50_ms"],
+                r["bulk_mbit_s"], r["bulk_status"], r["status"]))
+        out.append("")
+    if tables["fairness"]:
+        out.append("## 9.4 Fairness (N bulk flows at once, 100 ms RTT)\n")
+        out.append("| mode | flows | Mbit/s in all | per flow min..max | largest deviation from the mean | Jain | status |")
+        out.append("|---|---|---|---|---|---|---|")
+        for r in tables["fairness"]:
+            out.append("| %s | %s | %s | %s..%s | %s%% | %s | %s |" % (
+                r["mode"], r["flows"], r["total_mbit_s"], r["min_mbit_s"], r["max_mbit_s"], r["max_deviation_pct"],
+                r["jain"], r["status"]))
+        out.append("")
+
+
+def issue9_chart(folder, rows, modes):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("report.py: matplotlib missing, no chart", file=sys.stderr)
+        return
+    base = [r for r in rows if float(r["link_mbit"]) == LINK_MBIT]
+    fast = [r for r in rows if float(r["link_mbit"]) != LINK_MBIT]
+    losses = sorted({float(r["loss_pct"]) for r in base})
+    panels = len(losses) + (1 if fast else 0)
+    fig, axes = plt.subplots(1, panels, figsize=(4.2 * panels, 4.2), squeeze=False)
+    for ax, loss in zip(axes[0], losses):
+        for mode in modes:
+            points = sorted((float(r["rtt_ms"]), float(r["mbit_s"])) for r in base
+                            if r["mode"] == mode and float(r["loss_pct"]) == loss)
+            if points:
+                ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=mode,
+                        color="C%d" % modes.index(mode))
+        ax.axhline(targets9.ceiling(LINK_MBIT), color="grey", linestyle=":", label="goodput ceiling")
+        ax.axhline((0.95 if loss <= 1 else 0.90) * targets9.ceiling(LINK_MBIT), color="grey", linestyle="--",
+                   linewidth=0.8, label="target")
+        ax.set_title("%g Mbit/s, loss %g%%" % (LINK_MBIT, loss))
+        ax.set_xlabel("RTT (ms)")
+        ax.set_xlim(-10, max(float(r["rtt_ms"]) for r in base) + 10)
+        ax.set_ylim(0, LINK_MBIT * 1.05)
+        ax.grid(alpha=0.3)
+    if fast:
+        ax = axes[0][-1]
+        names = [m for m in modes if any(r["mode"] == m for r in fast)]
+        values = [float(next(r for r in fast if r["mode"] == m)["mbit_s"]) for m in names]
+        ax.bar(range(len(names)), values, color=["C%d" % modes.index(m) for m in names])
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names, rotation=30, fontsize=8)
+        link = float(fast[0]["link_mbit"])
+        ax.axhline(targets9.ceiling(link), color="grey", linestyle=":")
+        ax.set_title("%g Mbit/s, %s ms, loss 0%%" % (link, fast[0]["rtt_ms"]))
+        ax.set_ylim(0, link * 1.05)
+        ax.grid(alpha=0.3, axis="y")
+    axes[0][0].set_ylabel("Mbit/s (4 x 100 MB, whole transfer)")
+    axes[0][0].legend(loc="lower left", fontsize=7)
+    fig.suptitle("Issue 9: fixed-size bulk, CUBIC end hosts")
+    fig.tight_layout()
+    fig.savefig(os.path.join(folder, "issue9-bulk.png"), dpi=100)
+
+
 def main():
     folder = sys.argv[1]
     out = ["# tcpopt benchmark results\n"]
@@ -229,6 +342,7 @@ def main():
         out.extend("- " + line.strip() for line in open(unavailable) if line.strip())
         out.append("")
     targets_section(folder, out)
+    issue9_section(folder, out)
     bulk_section(folder, out)
     small_window_section(folder, out)
     transactions_section(folder, out)

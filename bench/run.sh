@@ -558,6 +558,7 @@ machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | se
 load average at start: $(cut -d' ' -f1-3 /proc/loadavg)
 tools: $(iperf3 --version | head -1); $(haproxy -v 2>/dev/null | head -1 | cut -d' ' -f1-3); kcptun $(kcptun-client -v 2>/dev/null | awk '{ print $3 }'); $(java -version 2>&1 | head -1)
 commit: $(git -C "$REPO_DIR" rev-parse --short HEAD 2>/dev/null || echo unknown)
+tcpopt: ${TCPOPT_JAR:-./tcpopt of this checkout}
 link: ${LINK_MBIT} Mbit/s each way, drop-tail queue 1000 packets, userspace TUN emulator (bench/linkemu)
 ENV
 ! wants 9 || cat >> "$RESULTS/environment.txt" <<ENV

@@ -301,18 +301,23 @@ async def interactive(args):
             epoch, t0 = sent.pop(got)
             samples.append([round(epoch, 4), round((time.monotonic() - t0) * 1000.0, 3)])
 
-    tasks = [asyncio.ensure_future(send_all()), asyncio.ensure_future(read_all())]
+    sender, receiver = asyncio.ensure_future(send_all()), asyncio.ensure_future(read_all())
     stopper = asyncio.ensure_future(stop.wait())
     try:
-        done, _ = await asyncio.wait(tasks + [stopper], timeout=args.deadline + 5,
-                                     return_when=asyncio.FIRST_COMPLETED)
-        if tasks[0] in done and not stop.is_set():  # all sent: wait (bounded) for the last echoes
-            await asyncio.wait([tasks[1], stopper], timeout=5, return_when=asyncio.FIRST_COMPLETED)
-        for t in tasks:
+        # until everything is sent (count, deadline or a stop signal), then at most
+        # --drain seconds for the echoes still on their way
+        await asyncio.wait([sender, receiver], timeout=args.deadline + 1, return_when=asyncio.FIRST_COMPLETED)
+        if not sender.done():
+            stop.set()
+            await asyncio.wait([sender], timeout=1)
+        drain_until = time.monotonic() + args.drain
+        while sent and not receiver.done() and time.monotonic() < drain_until:
+            await asyncio.wait([receiver], timeout=0.05)
+        for t in (sender, receiver):
             if t.done() and not t.cancelled() and t.exception():
                 errors.append(type(t.exception()).__name__ + ": " + str(t.exception()))
     finally:
-        for t in tasks + [stopper]:
+        for t in (sender, receiver, stopper):
             t.cancel()
         writer.close()
     result = {"interval_s": args.interval, "size": args.size, "sent": len(samples) + len(sent),
@@ -399,6 +404,7 @@ def main():
     p.add_argument("--interval", type=float, default=0.05)
     p.add_argument("--count", type=int, default=1200, help="at most this many requests")
     p.add_argument("--deadline", type=float, default=60.0, help="seconds; no request is sent after it")
+    p.add_argument("--drain", type=float, default=3.0, help="seconds to wait for the last echoes once sending stops")
     p.add_argument("--cc", default="cubic")
     args = parser.parse_args()
     if args.command == "serve":

@@ -164,7 +164,9 @@ def no_link_targets(bulk9, mode, nolink_mode):
     value = "%d/%d bulk targets missed without it%s" % (len(missed), len(measured),
                                                         "; %s vs %s per row %.2f..%.2fx" % (nolink_mode, mode, min(ratios), max(ratios))
                                                         if ratios else "")
-    return [Target(name, _verdict(measured and not missed), value)]
+    if not measured:
+        return [Target(name, NOT_MEASURED, "no %s row has a counterpart to compare with" % nolink_mode)]
+    return [Target(name, _verdict(not missed), value)]
 
 
 def efficiency_targets(efficiency, mode):

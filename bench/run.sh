@@ -317,7 +317,8 @@ try:
 except Exception:
     print("0,0,,failed"); sys.exit()
 times = d.get("times_s") or []
-status = "ok" if d["completed"] == d["requests"] else ("capped" if not d["errors"] else "failed")
+timed_out = all(e.startswith("TimeoutError") for e in d.get("first_errors") or [])
+status = "ok" if d["completed"] == d["requests"] else ("capped" if timed_out else "failed")
 print("%.3f,%d,%s,%s" % (sum(times) if status == "ok" else d["total_s"], d["completed"], ";".join("%.3f" % t for t in times), status))
 PY
 )"

@@ -122,7 +122,7 @@ service-node:
     listen: $dc_wan
     tls: { certificate: $certs/dc-1.crt, private-key: $certs/dc-1.key, trusted: $certs/ca.crt }
 $wan_common
-  peers: []
+  peers: [ { name: branch-1, site: branch } ]   # accepted, not dialled
 YAML
 }
 

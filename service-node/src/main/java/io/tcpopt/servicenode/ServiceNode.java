@@ -30,6 +30,8 @@ import io.tcpopt.servicenode.session.WanChannelInitializer;
 import io.tcpopt.servicenode.session.WanSockets.WanStats;
 import io.tcpopt.servicenode.session.WanSockets;
 import io.tcpopt.servicenode.tls.SslContextCache;
+import io.tcpopt.servicenode.trust.PeerAuthority;
+import io.tcpopt.servicenode.trust.TrustedPeer;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -67,6 +69,7 @@ public final class ServiceNode implements AutoCloseable {
   private final ProfileServices profileServices;
   private final WanSockets wanSockets;
   private final SessionSettings sessionSettings;
+  private final PeerAuthority authority;
   private final Map<String, AtomicInteger> upByPeer = new ConcurrentHashMap<>();
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
@@ -83,6 +86,11 @@ public final class ServiceNode implements AutoCloseable {
     this.decider = decider;
     this.flows = new FlowTable(config.flows().closedHistory(), registry);
     this.sessions = new SessionRegistry(new SessionMetrics());
+    List<TrustedPeer> trusted = new ArrayList<>();
+    for (ServiceNodeConfig.Peer p : config.peers()) {
+      trusted.add(new TrustedPeer(p.name(), p.site()));
+    }
+    this.authority = new PeerAuthority(config.nodeName(), trusted, registry);
     ServiceNodeConfig.Lan lan = config.lan();
     this.legOptions = new LegOptions(lan.connectTimeout(), lan.idleTimeout(), lan.bufferLow(), lan.bufferHigh(), config.wan().openCoalescing(),
         new DefaultChannelGroup("legs", GlobalEventExecutor.INSTANCE));
@@ -147,10 +155,10 @@ public final class ServiceNode implements AutoCloseable {
     }
     bindWan(serverTls);
     bindListeners();
-    for (ServiceNodeConfig.Peer peer : config.peers()) {
+    for (ServiceNodeConfig.Peer peer : dialledPeers()) {
       Counter reconnects = Counter.builder("tcpopt.session.reconnects").tag("peer", peer.name()).register(registry);
       PeerSessionPool pool = new PeerSessionPool(peer.name(), peer.address(), config.wan().connections(), workers, clientTls, sessionSettings,
-          router, sessions, wanSockets, config.lan().connectTimeout(), name -> reconnects.increment());
+          router, sessions, wanSockets, config.lan().connectTimeout(), name -> reconnects.increment(), authority.dialled(peer.name()));
       pools.add(pool);
       upCounter(peer.name());
       pool.start();
@@ -163,7 +171,7 @@ public final class ServiceNode implements AutoCloseable {
     ServerBootstrap b = new ServerBootstrap()
         .group(boss, workers)
         .channel(NettyTransport.serverChannel())
-        .childHandler(new WanChannelInitializer(serverTls, sessionSettings, false, router, sessions, wanSockets, null));
+        .childHandler(new WanChannelInitializer(serverTls, sessionSettings, false, router, sessions, wanSockets, null, authority));
     wanSockets.configure(b);
     try {
       wanServer = b.bind(config.wan().listen()).sync().channel();
@@ -204,6 +212,18 @@ public final class ServiceNode implements AutoCloseable {
     }
     // Only once the listener is bound: a diverted connection never meets a closed port.
     TransparentRules.install(config).ifPresent(rules::add);
+  }
+
+  private List<ServiceNodeConfig.Peer> dialledPeers() {
+    return config.peers().stream().filter(ServiceNodeConfig.Peer::dialled).toList();
+  }
+
+  /**
+   * Replaces the peers the controller has registered: with the configured ones, the nodes that may
+   * hold a session with this one, at the site given here. Sessions already up are kept.
+   */
+  public void registeredPeers(List<TrustedPeer> peers) {
+    authority.registered(peers);
   }
 
   /** Replaces the policy for new flows; flows already running keep their verdict. */
@@ -264,9 +284,10 @@ public final class ServiceNode implements AutoCloseable {
   /** Per peer: connections up and configured, RTT, cwnd, retransmits, congestion control. */
   public List<PeerSessionStatus> sessions() {
     Map<String, PeerSessionStatus> out = new LinkedHashMap<>();
+    List<ServiceNodeConfig.Peer> dialled = dialledPeers();
     for (int i = 0; i < pools.size(); i++) {
       PeerSessionPool pool = pools.get(i);
-      ServiceNodeConfig.Peer peer = config.peers().get(i);
+      ServiceNodeConfig.Peer peer = dialled.get(i);
       out.put(peer.name(), status(peer.name(), peer.site(), pool.upConnections(), pool.size()));
     }
     Map<String, List<StreamMultiplexer>> inbound = new LinkedHashMap<>();
@@ -276,7 +297,7 @@ public final class ServiceNode implements AutoCloseable {
       }
     }
     for (Map.Entry<String, List<StreamMultiplexer>> e : inbound.entrySet()) {
-      out.put(e.getKey(), status(e.getKey(), e.getValue().get(0).peerHello().site(), e.getValue(), 0));
+      out.put(e.getKey(), status(e.getKey(), e.getValue().get(0).peerSite(), e.getValue(), 0));
     }
     return List.copyOf(out.values());
   }

@@ -45,8 +45,17 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     }
   }
 
-  /** A peer service node this node dials; {@code prefixes} are the destinations its site serves. */
-  public record Peer(String name, String site, InetSocketAddress address, List<String> prefixes) {}
+  /**
+   * A peer service node: the only nodes (with those registered by a controller) that may hold a
+   * session with this one, named as in their certificates. {@code site} is the peer's site whatever
+   * its HELLO claims; {@code prefixes} are the destinations its site serves. {@code address} is
+   * null for a peer this node does not dial but accepts sessions from.
+   */
+  public record Peer(String name, String site, InetSocketAddress address, List<String> prefixes) {
+    public boolean dialled() {
+      return address != null;
+    }
+  }
 
   /** {@code transparent} and {@code handoff} are null when not configured. */
   public record Interception(Transparent transparent, List<Listener> listeners, Handoff handoff) {
@@ -207,7 +216,8 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
       for (ConfigTree item : p.list("prefixes")) {
         prefixes.add(prefix(item));
       }
-      out.add(new Peer(name, p.string("site"), p.socketAddress("address"), List.copyOf(prefixes)));
+      InetSocketAddress address = p.has("address") ? p.socketAddress("address") : null; // default: not dialled, accepted only
+      out.add(new Peer(name, p.string("site"), address, List.copyOf(prefixes)));
     }
     return out;
   }

@@ -75,7 +75,8 @@ class ApplicationProfilesTest {
   /** Starts the pair with one branch listener towards {@code target}, both deciding with {@code policyYaml}. */
   private InetSocketAddress startPair(InetSocketAddress target, String policyYaml) {
     FlowDecider decider = decider(PolicyDocument.parse(policyYaml, "test"));
-    dc = ServiceNode.start(TestNodes.config("service-node:\n  wan: { listen: 127.0.0.1:0, plaintext: true, connections: 1 }\n", "dc-1", "dc"),
+    dc = ServiceNode.start(TestNodes.config("service-node:\n  wan: { listen: 127.0.0.1:0, plaintext: true, connections: 1 }\n"
+        + "  peers: [ { name: branch-1, site: branch } ]\n", "dc-1", "dc"),
         decider, dcMeters);
     String branchYaml = "service-node:\n"
         + "  wan: { listen: 127.0.0.1:0, plaintext: true, connections: 1 }\n"

@@ -3,6 +3,7 @@ package io.tcpopt.servicenode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tcpopt.servicenode.trust.TrustedPeer;
 import io.tcpopt.servicenode.wire.FrameType;
 import io.tcpopt.servicenode.wire.HelloFrame;
 import io.tcpopt.servicenode.wire.WireCodes;
@@ -40,6 +41,7 @@ class HostilePeerTest {
       }
     });
     nodes = TestNodes.start(null, 1, List.of(server.address()), "    keepalive: 1s\n", "");
+    nodes.dc.registeredPeers(List.of(new TrustedPeer("rogue", "branch"))); // a known peer that turns hostile
   }
 
   @AfterAll

@@ -66,7 +66,8 @@ class LegProfileTest {
     server = new TestServer(s -> {});
     idleServer = new TestServer(s -> {});
     idleTargetPort = idleServer.address().getPort();
-    dc = ServiceNode.start(TestNodes.config("service-node:\n  wan: { listen: 127.0.0.1:0, plaintext: true, connections: 1 }\n", "dc-1", "dc"),
+    dc = ServiceNode.start(TestNodes.config("service-node:\n  wan: { listen: 127.0.0.1:0, plaintext: true, connections: 1 }\n"
+        + "  peers: [ { name: branch-1, site: branch } ]\n", "dc-1", "dc"),
         LegProfileTest::decide, new SimpleMeterRegistry());
     String branchYaml = "service-node:\n"
         + "  wan: { listen: 127.0.0.1:0, plaintext: true, connections: 1 }\n"

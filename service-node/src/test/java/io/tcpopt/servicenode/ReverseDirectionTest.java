@@ -24,6 +24,7 @@ class ReverseDirectionTest {
       String target = "127.0.0.1:" + server.address().getPort();
       try (ServiceNode dc = ServiceNode.start(TestNodes.config("service-node:\n"
           + "  wan: { listen: 127.0.0.1:0, plaintext: true }\n"
+          + "  peers: [ { name: branch-1, site: branch } ]\n"
           + "  interception: { listeners: [ { listen: 127.0.0.1:0, target: '" + target + "', site: branch } ] }\n", "dc-1", "dc"),
           null, new SimpleMeterRegistry());
           ServiceNode branch = ServiceNode.start(TestNodes.config("service-node:\n"

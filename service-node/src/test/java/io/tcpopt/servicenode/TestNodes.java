@@ -48,7 +48,10 @@ final class TestNodes implements AutoCloseable {
     SimpleMeterRegistry dcMeters = new SimpleMeterRegistry();
     String dcYaml = "service-node:\n"
         + wan(tls == null ? null : tls.get("dc-1"), connections, wanExtra)
-        + "  lan: { " + lanExtra + " }\n" + extra;
+        + "  peers: [ { name: branch-1, site: branch } ]
+"
+        + "  lan: { " + lanExtra + " }
+" + extra;
     ServiceNode dc = ServiceNode.start(config(dcYaml, "dc-1", "dc"), null, dcMeters);
     StringBuilder listeners = new StringBuilder();
     for (InetSocketAddress t : targets) {

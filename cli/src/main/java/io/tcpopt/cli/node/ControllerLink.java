@@ -18,6 +18,7 @@ import io.tcpopt.proto.v1.Policy;
 import io.tcpopt.proto.v1.RegisterRequest;
 import io.tcpopt.servicenode.ServiceNode;
 import io.tcpopt.servicenode.ServiceNodeConfig;
+import io.tcpopt.servicenode.trust.TrustedPeer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -33,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * list): registers through a controller's node service, heartbeats its load, sessions and recent
  * flows, and follows the policy the controllers push (compiled here and installed as the node's
  * decider). When the controller it talks to fails, it registers with the next one of the list
- * ({@link NodeAgent}). The channels authenticate with the node's WAN certificate (mutual TLS)
+ * ({@link NodeAgent}). The nodes the controllers have registered are peers the service node accepts
+ * sessions from, at their registered sites. The channels authenticate with the node's WAN certificate (mutual TLS)
  * unless the WAN is plaintext. While no controller is reachable the node keeps deciding with the
  * last policy it had.
  */
@@ -58,7 +60,8 @@ final class ControllerLink implements AutoCloseable {
         .setVersion(String.valueOf(ControllerLink.class.getPackage().getImplementationVersion()))
         .build();
     this.agent = NodeAgent.start(channels, Optional.empty(), registration,
-        () -> heartbeat(view), policy -> install(policy, node, registry), peers -> {}, Duration.ofSeconds(30));
+        () -> heartbeat(view), policy -> install(policy, node, registry),
+        peers -> node.registeredPeers(peers.stream().map(p -> new TrustedPeer(p.getName(), p.getSite())).toList()), Duration.ofSeconds(30));
   }
 
   /**

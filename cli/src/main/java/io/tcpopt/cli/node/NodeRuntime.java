@@ -12,6 +12,7 @@ import io.tcpopt.controller.ControllerConfig;
 import io.tcpopt.servicenode.FlowDecider;
 import io.tcpopt.servicenode.ServiceNode;
 import io.tcpopt.servicenode.ServiceNodeConfig;
+import io.tcpopt.servicenode.trust.TrustedPeer;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -94,6 +95,9 @@ public final class NodeRuntime implements AutoCloseable {
       }
       started.push(ctl);
       controller = ctl.start();
+      if (serviceNode != null) {
+        trustRegisteredPeers(controller, serviceNode);
+      }
       InetSocketAddress api = controller.grpcAddress();
       parts.add(0, "controller: gRPC " + api.getHostString() + ":" + api.getPort()
           + controller.consoleUrl().map(url -> ", console " + url).orElse(""));
@@ -103,6 +107,19 @@ public final class NodeRuntime implements AutoCloseable {
       started.push(metrics);
       parts.add("metrics: http://" + metrics.address().getHostString() + ":" + metrics.address().getPort() + "/metrics");
     }
+  }
+
+  /**
+   * The service-flow nodes this node's controller has registered become peers the service node
+   * accepts sessions from, at their registered site (with the configured peers).
+   */
+  private static void trustRegisteredPeers(Controller controller, ServiceNode node) {
+    Runnable update = () -> node.registeredPeers(controller.nodes().snapshot().stream()
+        .filter(r -> r.role().servesFlows())
+        .map(r -> new TrustedPeer(r.name(), r.site()))
+        .toList());
+    controller.nodes().addListener(update);
+    update.run();
   }
 
   /** One warning per kernel setting that would hold the WAN sessions back (deploy/sysctl.d/). */

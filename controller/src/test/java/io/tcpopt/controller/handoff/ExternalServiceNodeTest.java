@@ -81,7 +81,8 @@ class ExternalServiceNodeTest {
     acceptor = new Thread(this::serve, "destination");
     acceptor.setDaemon(true);
     acceptor.start();
-    dc = ServiceNode.start(config("service-node:\n  wan: { listen: 127.0.0.1:0, plaintext: true, connections: 1 }\n", "dc-1", "dc"), null,
+    dc = ServiceNode.start(config("service-node:\n  wan: { listen: 127.0.0.1:0, plaintext: true, connections: 1 }\n"
+        + "  peers: [ { name: sn-ext, site: branch } ]\n", "dc-1", "dc"), null,
         new SimpleMeterRegistry());
     branch = ServiceNode.start(config("service-node:\n"
         + "  wan: { listen: 127.0.0.1:0, plaintext: true, connections: 1 }\n"

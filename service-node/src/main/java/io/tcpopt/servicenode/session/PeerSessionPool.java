@@ -8,6 +8,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.tcpopt.common.transport.NettyTransport;
+import io.tcpopt.servicenode.trust.HelloAdmission;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -77,9 +78,6 @@ public final class PeerSessionPool {
 
     @Override
     public void sessionUp(StreamMultiplexer connection) {
-      if (!connection.peerHello().name().equals(peerName)) {
-        log.warn("peer configured as {} at {} calls itself {}", peerName, address, connection.peerHello().name());
-      }
       attempts = 0;
       up = connection;
       sessionListener.sessionUp(connection);
@@ -97,12 +95,15 @@ public final class PeerSessionPool {
   private final StreamAcceptor acceptor;
   private final SessionListener sessionListener;
   private final WanSockets sockets;
+  private final HelloAdmission admission;
 
   /**
    * @param onReconnect called with the peer name each time a connection is (re)scheduled after a loss
+   * @param admission admits the answering node at its HELLO ({@code PeerAuthority.dialled(peerName)}: that peer only)
    */
   public PeerSessionPool(String peerName, InetSocketAddress address, int size, EventLoopGroup group, SslContext ssl, SessionSettings settings,
-      StreamAcceptor acceptor, SessionListener sessionListener, WanSockets sockets, Duration connectTimeout, Consumer<String> onReconnect) {
+      StreamAcceptor acceptor, SessionListener sessionListener, WanSockets sockets, Duration connectTimeout, Consumer<String> onReconnect, HelloAdmission admission) {
+    this.admission = admission;
     this.peerName = peerName;
     this.address = address;
     this.group = group;
@@ -124,7 +125,7 @@ public final class PeerSessionPool {
   }
 
   private WanChannelInitializer initializerFor(Slot slot) {
-    return new WanChannelInitializer(ssl, settings, true, acceptor, slot, sockets, address);
+    return new WanChannelInitializer(ssl, settings, true, acceptor, slot, sockets, address, admission);
   }
 
   /** Starts connecting every slot; returns at once. */

@@ -8,8 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The WAN connections that are up, dialled or accepted, grouped by the peer site named in their
- * HELLO. Thread-safe: read by intercepting event loops, written by the connections' loops.
+ * The WAN connections that are up, dialled or accepted, grouped by the peer's site as admitted
+ * (configured or registered, never the HELLO's claim). Thread-safe: read by intercepting event loops, written by the connections' loops.
  */
 public final class SessionRegistry implements SessionListener {
   private final Map<String, List<StreamMultiplexer>> bySite = new ConcurrentHashMap<>();
@@ -22,7 +22,7 @@ public final class SessionRegistry implements SessionListener {
 
   @Override
   public void sessionUp(StreamMultiplexer connection) {
-    bySite.computeIfAbsent(connection.peerHello().site(), s -> new CopyOnWriteArrayList<>()).add(connection);
+    bySite.computeIfAbsent(connection.peerSite(), s -> new CopyOnWriteArrayList<>()).add(connection);
     if (next != null) {
       next.sessionUp(connection);
     }
@@ -30,7 +30,7 @@ public final class SessionRegistry implements SessionListener {
 
   @Override
   public void sessionDown(StreamMultiplexer connection, String reason) {
-    List<StreamMultiplexer> list = bySite.get(connection.peerHello().site());
+    List<StreamMultiplexer> list = bySite.get(connection.peerSite());
     if (list != null) {
       list.remove(connection);
     }

@@ -13,6 +13,8 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.tcpopt.common.tls.TlsContexts;
+import io.tcpopt.servicenode.trust.HelloAdmission;
+import io.tcpopt.servicenode.trust.PeerAdmission;
 import io.tcpopt.servicenode.wire.DataFrame;
 import io.tcpopt.servicenode.wire.Frame;
 import io.tcpopt.servicenode.wire.GoAwayFrame;
@@ -33,7 +35,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The last handler of a WAN connection's pipeline ({@code [SslHandler] → FrameCodec → this}): runs
- * the HELLO exchange, keepalive PINGs (RTT, dead-peer detection after 3 unanswered), and
+ * the HELLO exchange (the peer admitted by a {@link HelloAdmission} before anything else of it is
+ * acted upon), keepalive PINGs (RTT, dead-peer detection after 3 unanswered), and
  * multiplexes streams. The dialler opens odd stream ids, the acceptor even ones, each increasing.
  * Connection errors answer with GOAWAY and close; stream errors with RST_STREAM. It never stops
  * reading the connection, so one stalled stream cannot block the others (credit bounds each one).
@@ -55,10 +58,12 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   private final boolean dialler;
   private final StreamAcceptor acceptor;
   private final SessionListener listener;
+  private final HelloAdmission admission;
   private final IntObjectHashMap<MuxStream> streams = new IntObjectHashMap<>();
 
   private ChannelHandlerContext ctx;
   private volatile HelloFrame peer;
+  private volatile String peerSite;
   private volatile boolean up;
   private volatile boolean closing;
   private volatile int activeStreams;
@@ -78,8 +83,10 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   private ScheduledFuture<?> handshakeTimer;
   private ScheduledFuture<?> keepaliveTimer;
 
-  public StreamMultiplexer(SessionSettings local, boolean dialler, StreamAcceptor acceptor, SessionListener listener) {
+  /** {@code admission}: decides whether the peer of this connection may hold a session and at which site. */
+  public StreamMultiplexer(SessionSettings local, boolean dialler, StreamAcceptor acceptor, SessionListener listener, HelloAdmission admission) {
     this.local = local;
+    this.admission = admission;
     this.dialler = dialler;
     this.acceptor = acceptor;
     this.listener = listener;
@@ -109,6 +116,11 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   /** The peer's HELLO, or null before the handshake completed. */
   public HelloFrame peerHello() {
     return peer;
+  }
+
+  /** The peer's site as this node's configuration or registry has it (never the HELLO's claim); null before admission. */
+  public String peerSite() {
+    return peerSite;
   }
 
   public String peerName() {
@@ -386,20 +398,23 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   }
 
   private void onHello(HelloFrame hello) {
-    peer = hello;
     if (handshakeTimer != null) {
       handshakeTimer.cancel(false);
     }
+    SslHandler tls = ctx.pipeline().get(SslHandler.class);
+    String identity = tls == null ? null : TlsContexts.peerIdentity(tls).orElse("");
+    PeerAdmission admitted = admission.admit(identity, hello.name(), hello.site());
+    if (!admitted.isAdmitted()) {
+      connectionError(admitted.refusal().goAwayCode(), "peer refused: " + admitted.reason());
+      return;
+    }
+    peerSite = admitted.site();
+    peer = hello;
     long interval = local.keepalive().toNanos();
     keepaliveTimer = ctx.executor().scheduleAtFixedRate(this::keepalive, 0, interval, TimeUnit.NANOSECONDS);
     up = true;
-    SslHandler tls = ctx.pipeline().get(SslHandler.class);
-    String identity = tls == null ? "plaintext" : TlsContexts.peerIdentity(tls).orElse("?");
-    if (tls != null && !identity.equals(hello.name())) {
-      log.warn("peer {} says it is {} but its certificate names {}", ctx.channel().remoteAddress(), hello.name(), identity);
-    }
-    log.info("session {} peer {} (site {}, {}) over {} -> {}", dialler ? "to" : "from", hello.name(), hello.site(),
-        tls == null ? "plaintext" : "TLS identity " + identity, ctx.channel().localAddress(), ctx.channel().remoteAddress());
+    log.info("session {} peer {} (site {}, {}) over {} -> {}", dialler ? "to" : "from", hello.name(), peerSite,
+        tls == null ? "plaintext, unauthenticated" : "TLS identity " + identity, ctx.channel().localAddress(), ctx.channel().remoteAddress());
     listener.sessionUp(this);
   }
 

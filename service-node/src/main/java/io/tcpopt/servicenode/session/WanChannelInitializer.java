@@ -5,6 +5,7 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslContext;
+import io.tcpopt.servicenode.trust.HelloAdmission;
 import io.tcpopt.servicenode.wire.FrameCodec;
 import java.net.InetSocketAddress;
 
@@ -29,11 +30,16 @@ public final class WanChannelInitializer extends ChannelInitializer<SocketChanne
   private final SessionListener listener;
   private final WanSockets sockets;
   private final InetSocketAddress peerAddress;
+  private final HelloAdmission admission;
 
-  /** {@code peerAddress}: the dialled address (TLS server name), null for accepted connections. */
+  /**
+   * @param peerAddress the dialled address (TLS server name), null for accepted connections
+   * @param admission admits the peer at its HELLO (for a dialled connection: the dialled peer only)
+   */
   public WanChannelInitializer(SslContext ssl, SessionSettings settings, boolean dialler, StreamAcceptor acceptor, SessionListener listener,
-      WanSockets sockets, InetSocketAddress peerAddress) {
+      WanSockets sockets, InetSocketAddress peerAddress, HelloAdmission admission) {
     this.peerAddress = peerAddress;
+    this.admission = admission;
     this.ssl = ssl;
     this.settings = settings;
     this.dialler = dialler;
@@ -48,7 +54,7 @@ public final class WanChannelInitializer extends ChannelInitializer<SocketChanne
     configureTls(ch, p);
     p.addLast("flush-consolidation", new FlushConsolidationHandler(FLUSHES_BEFORE_FORCED, true));
     p.addLast("frames", new FrameCodec(settings.maxFrameSize()));
-    p.addLast("mux", new StreamMultiplexer(settings, dialler, acceptor, listener));
+    p.addLast("mux", new StreamMultiplexer(settings, dialler, acceptor, listener, admission));
     sockets.applyWhenActive(ch);
   }
 

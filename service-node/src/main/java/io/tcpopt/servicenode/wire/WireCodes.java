@@ -24,6 +24,12 @@ public final class WireCodes {
   public static final int GOAWAY_SHUTTING_DOWN = 6;
   public static final int GOAWAY_KEEPALIVE_TIMEOUT = 7;
   public static final int GOAWAY_HANDSHAKE_TIMEOUT = 8;
+  /** The certificate, the HELLO name or the dialled peer name disagree. */
+  public static final int GOAWAY_IDENTITY_MISMATCH = 9;
+  /** The HELLO names a node that is neither configured nor registered. */
+  public static final int GOAWAY_UNKNOWN_PEER = 10;
+  /** The HELLO claims a site other than the peer's configured or registered one. */
+  public static final int GOAWAY_SITE_MISMATCH = 11;
 
   private WireCodes() {}
 
@@ -54,6 +60,9 @@ public final class WireCodes {
       case GOAWAY_SHUTTING_DOWN: return "SHUTTING_DOWN";
       case GOAWAY_KEEPALIVE_TIMEOUT: return "KEEPALIVE_TIMEOUT";
       case GOAWAY_HANDSHAKE_TIMEOUT: return "HANDSHAKE_TIMEOUT";
+      case GOAWAY_IDENTITY_MISMATCH: return "IDENTITY_MISMATCH";
+      case GOAWAY_UNKNOWN_PEER: return "UNKNOWN_PEER";
+      case GOAWAY_SITE_MISMATCH: return "SITE_MISMATCH";
       default: return "code " + code;
     }
   }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.tcpopt.servicenode.trust.PeerAdmission;
 import io.tcpopt.servicenode.wire.DataFrame;
 import io.tcpopt.servicenode.wire.Frame;
 import io.tcpopt.servicenode.wire.FrameCodec;
@@ -79,7 +80,7 @@ class StreamMultiplexerTest {
         sessions.add("down");
       }
     };
-    ch = new EmbeddedChannel(new FrameCodec(WINDOW), new StreamMultiplexer(settings, false, acceptor, listener));
+    ch = new EmbeddedChannel(new FrameCodec(WINDOW), new StreamMultiplexer(settings, false, acceptor, listener, (identity, name, site) -> PeerAdmission.admitted(name, site)));
     Frame hello = sent().get(0);
     assertEquals("dc-1", ((HelloFrame) hello).name());
     feed(new HelloFrame(1, WINDOW, WINDOW, 100, "branch-1", "branch"));

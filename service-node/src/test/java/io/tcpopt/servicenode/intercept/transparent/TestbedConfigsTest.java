@@ -65,7 +65,7 @@ class TestbedConfigsTest {
     assertEquals("dc-1", c.nodeName());
     assertEquals(new InetSocketAddress("198.18.0.2", 7800), c.wan().listen());
     assertFalse(c.wan().plaintext());
-    assertTrue(c.peers().isEmpty());
+    assertEquals(List.of(new ServiceNodeConfig.Peer("branch-1", "branch", null, List.of())), c.peers(), "the branch, accepted and not dialled");
     assertTrue(c.interception().transparent() == null, "the DC intercepts nothing");
     assertTrue(c.clientAddress().allows("branch"), "the DC connects from the client's address for the branch's flows");
     assertFalse(c.clientAddress().allows("elsewhere"));

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.tcpopt.servicenode.trust.PeerAdmission;
 import io.tcpopt.servicenode.wire.DataFrame;
 import io.tcpopt.servicenode.wire.FrameCodec;
 import io.tcpopt.servicenode.wire.HelloFrame;
@@ -68,7 +69,7 @@ class StreamSchedulerTest {
       @Override
       public void sessionDown(StreamMultiplexer c, String reason) {}
     };
-    mux = new StreamMultiplexer(settings, false, acceptor, none);
+    mux = new StreamMultiplexer(settings, false, acceptor, none, (identity, name, site) -> PeerAdmission.admitted(name, site));
     ch = new EmbeddedChannel(new FrameCodec(1 << 20), mux);
     EmbeddedChannel enc = new EmbeddedChannel(new FrameCodec(1 << 20));
     enc.writeOutbound(new HelloFrame(HelloFrame.VERSION, 1 << 20, WINDOW, 100, "branch-1", "branch"));

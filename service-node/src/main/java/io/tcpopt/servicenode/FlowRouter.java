@@ -226,7 +226,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
       flow.close(why);
       return;
     }
-    boolean transparentSource = asksClientAddress && keepsClientAddress(flow, stream.connection().peerHello().site());
+    boolean transparentSource = asksClientAddress && keepsClientAddress(flow, stream.connection().peerSite());
     HttpReuseProfile reuse = profiles == null ? null : profiles.httpReuse();
     if (reuse != null && !transparentSource) {
       serveByRequests(stream, flow, reuse, serverSsl, source, destination, tuning);

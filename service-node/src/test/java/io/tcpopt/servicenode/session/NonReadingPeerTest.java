@@ -11,6 +11,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.tcpopt.common.transport.NettyTransport;
 import io.tcpopt.common.transport.ResetCause;
+import io.tcpopt.servicenode.trust.PeerAdmission;
 import io.tcpopt.servicenode.wire.Frame;
 import io.tcpopt.servicenode.wire.FrameCodec;
 import io.tcpopt.servicenode.wire.HelloFrame;
@@ -57,7 +58,7 @@ class NonReadingPeerTest {
     ServerBootstrap b = new ServerBootstrap().group(group).channel(NettyTransport.serverChannel());
     WanSockets sockets = WanSockets.shallow(WanSockets.NONE);
     sockets.configure(b);
-    b.childHandler(new WanChannelInitializer(null, settings, false, refuseAll, listener, sockets, null));
+    b.childHandler(new WanChannelInitializer(null, settings, false, refuseAll, listener, sockets, null, (identity, name, site) -> PeerAdmission.admitted(name, site)));
     Channel server = b.bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
     try (Socket peer = new Socket()) {
       peer.setReceiveBufferSize(4096);

@@ -48,10 +48,8 @@ final class TestNodes implements AutoCloseable {
     SimpleMeterRegistry dcMeters = new SimpleMeterRegistry();
     String dcYaml = "service-node:\n"
         + wan(tls == null ? null : tls.get("dc-1"), connections, wanExtra)
-        + "  peers: [ { name: branch-1, site: branch } ]
-"
-        + "  lan: { " + lanExtra + " }
-" + extra;
+        + "  peers: [ { name: branch-1, site: branch } ]\n"
+        + "  lan: { " + lanExtra + " }\n" + extra;
     ServiceNode dc = ServiceNode.start(config(dcYaml, "dc-1", "dc"), null, dcMeters);
     StringBuilder listeners = new StringBuilder();
     for (InetSocketAddress t : targets) {

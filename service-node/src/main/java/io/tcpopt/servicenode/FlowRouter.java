@@ -36,6 +36,10 @@ import io.tcpopt.servicenode.session.WanStreamUpstream;
 import io.tcpopt.servicenode.tls.ClientTlsTermination;
 import io.tcpopt.servicenode.tls.ServerTls;
 import io.tcpopt.servicenode.wire.OpenFrame;
+import io.tcpopt.servicenode.admission.Admission;
+import io.tcpopt.servicenode.admission.Admission.Claim;
+import io.tcpopt.servicenode.admission.Admission.Limit;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -54,9 +58,12 @@ import org.slf4j.LoggerFactory;
  *   <li>A stream a peer opens connects the server leg here and joins it to the stream.
  * </ul>
  *
- * <p>Admission (may the node take one more flow?) is decided in {@link #refusal()} alone, for both
- * kinds: node-wide limits belong there. Called on the listeners' and WAN connections' event loops;
- * its dependencies are thread-safe.
+ * <p>Admission (may the node take one more flow, and how?) is decided in {@link #admit} alone,
+ * for every kind of flow, against the node's {@link Admission} limits: a flow the buffer budget
+ * cannot hold optimized, or any flow while the node drains, passes through; a flow beyond
+ * {@code max-active} (pass-through flows count) or its client's {@code max-per-client} is refused
+ * with a reset (docs/reliability.md says why). Called on the listeners' and WAN connections' event
+ * loops; its dependencies are thread-safe.
  */
 final class FlowRouter implements FlowInterceptor, StreamAcceptor {
   private static final Logger log = LoggerFactory.getLogger(FlowRouter.class);
@@ -66,44 +73,86 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
   private final SiteRoutes routes;
   private final LegOptions legs;
   private final Supplier<FlowDecider> decider;
-  private final int maxActive;
+  private final Admission admission;
+  private final long optimizedFlowBytes;
+  private final long passThroughFlowBytes;
   private final WanSockets wanSockets;
   private final ProfileServices services;
   private final ServiceNodeConfig.ClientAddress clientAddress;
   private volatile boolean closed;
 
-  /** Why admission refused a flow: the reset a peer's stream gets, the reason a flow records. */
-  private record Refusal(ResetCause cause, String reason) {}
+  /**
+   * What admission decided for one flow: a granted {@link Claim} (released when the flow ends), or
+   * the reset a peer's stream gets, the reason a flow records, and whether the flow may still pass
+   * through (a limit on optimized flows only: drain, the buffer budget).
+   */
+  private record Admitted(Claim claim, ResetCause cause, String reason, boolean passThrough) {
+    static Admitted refused(ResetCause cause, String reason, boolean passThrough) {
+      return new Admitted(null, cause, reason, passThrough);
+    }
+
+    boolean granted() {
+      return claim != null;
+    }
+  }
 
   /**
    * @param decider the current policy (it may be replaced while the node runs)
-   * @param maxActive {@code flows.max-active}
+   * @param admission the node's flow limits
+   * @param optimizedFlowBytes what an optimized flow reserves from the buffer budget
+   * @param passThroughFlowBytes what a pass-through flow reserves
    * @param wanSockets reads the figures (RTT, cwnd, retransmits) of the connection carrying a flow
    * @param services the server-connection pools and SSL contexts of the actions' application profiles
    * @param clientAddress which sites' far nodes are asked to connect from clients' addresses, and whose asks are honoured here
    */
-  FlowRouter(FlowTable flows, SessionRegistry sessions, SiteRoutes routes, LegOptions legs, Supplier<FlowDecider> decider, int maxActive,
-      WanSockets wanSockets, ProfileServices services, ServiceNodeConfig.ClientAddress clientAddress) {
+  FlowRouter(FlowTable flows, SessionRegistry sessions, SiteRoutes routes, LegOptions legs, Supplier<FlowDecider> decider, Admission admission,
+      long optimizedFlowBytes, long passThroughFlowBytes, WanSockets wanSockets, ProfileServices services, ServiceNodeConfig.ClientAddress clientAddress) {
     this.flows = flows;
     this.sessions = sessions;
     this.routes = routes;
     this.legs = legs;
     this.decider = decider;
-    this.maxActive = maxActive;
+    this.admission = admission;
+    this.optimizedFlowBytes = optimizedFlowBytes;
+    this.passThroughFlowBytes = passThroughFlowBytes;
     this.wanSockets = wanSockets;
     this.services = services;
     this.clientAddress = clientAddress;
   }
 
-  /** Admission: why the node cannot carry one more flow over a session (either end), or null when it can. */
-  private Refusal refusal() {
+  /** How a flow asking for admission would be carried. */
+  private enum Carriage {
+    /** An intercepted flow over a session: not while draining, passes through beyond the buffer budget. */
+    OPTIMIZED,
+    /** A stream a peer opened: the peer's flow, carried while draining too (the peer has no other way). */
+    FOR_PEER,
+    /** Spliced to its destination by this node. */
+    PASS_THROUGH
+  }
+
+  /**
+   * Admission, the one place it is decided: claims the node's limits for one flow of {@code client}
+   * carried as {@code carriage}.
+   */
+  private Admitted admit(InetAddress client, Carriage carriage) {
     if (closed) {
-      return new Refusal(ResetCause.SHUTTING_DOWN, "node shutting down");
+      return Admitted.refused(ResetCause.SHUTTING_DOWN, "node shutting down", false);
     }
-    if (flows.activeCount() >= maxActive) {
-      return new Refusal(ResetCause.REFUSED, "node at max-active flows (" + maxActive + ")");
+    if (carriage == Carriage.OPTIMIZED && admission.draining()) {
+      return Admitted.refused(ResetCause.REFUSED, "node draining", true);
     }
-    return null;
+    boolean optimized = carriage != Carriage.PASS_THROUGH;
+    Claim c = admission.admit(client, optimized ? optimizedFlowBytes : passThroughFlowBytes, optimized);
+    if (!c.granted()) {
+      return Admitted.refused(ResetCause.REFUSED, c.reason(), carriage == Carriage.OPTIMIZED && c.limit() == Limit.BUFFER_BUDGET);
+    }
+    return new Admitted(c, null, null, false);
+  }
+
+  /** Records a flow beyond a node limit and resets its client. */
+  private void refuse(Channel client, InetSocketAddress source, InetSocketAddress destination, String reason) {
+    flows.open(FlowKind.REFUSED, reason, source, destination).close("refused: " + reason); // recorded before the client can see it
+    Legs.reset(client);
   }
 
   // ---- intercepted flows (this node holds the client leg) -----------------------------------
@@ -140,26 +189,31 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
   }
 
   private void optimize(Channel client, InetSocketAddress source, InetSocketAddress destination, String siteHint, Verdict verdict) {
-    Refusal refused = refusal();
-    if (refused != null) {
-      passThrough(client, source, destination, refused.reason());
-      return;
-    }
-    if (source.getAddress().getAddress().length != destination.getAddress().getAddress().length) {
-      passThrough(client, source, destination, "client and server address families differ");
-      return;
-    }
+    String cannot = null;
     String site = siteHint != null ? siteHint : routes.siteFor(destination.getAddress());
-    if (site == null) {
-      passThrough(client, source, destination, "no peer site serves " + HostPort.address(destination.getAddress()));
+    StreamMultiplexer connection = null;
+    if (source.getAddress().getAddress().length != destination.getAddress().getAddress().length) {
+      cannot = "client and server address families differ";
+    } else if (site == null) {
+      cannot = "no peer site serves " + HostPort.address(destination.getAddress());
+    } else if ((connection = sessions.pick(site, client.eventLoop())) == null) {
+      cannot = "no session up to site " + site;
+    }
+    if (cannot != null) {
+      passThrough(client, source, destination, cannot);
       return;
     }
-    StreamMultiplexer connection = sessions.pick(site, client.eventLoop());
-    if (connection == null) {
-      passThrough(client, source, destination, "no session up to site " + site);
+    Admitted admitted = admit(source.getAddress(), Carriage.OPTIMIZED);
+    if (!admitted.granted()) {
+      if (admitted.passThrough()) {
+        passThrough(client, source, destination, admitted.reason());
+      } else {
+        refuse(client, source, destination, admitted.reason());
+      }
       return;
     }
     FlowEntry flow = flows.open(FlowKind.OPTIMIZED, verdict.reason(), source, destination);
+    flow.onClose(admitted.claim()::release);
     flow.carriedBy(connection.peerName(), figures(connection));
     LegTuning tuning = LegTuning.of(verdict.profiles() == null ? null : verdict.profiles().client(), legs);
     prepareClientLeg(client, tuning, flow, verdict.profiles());
@@ -191,7 +245,13 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
 
   /** Fail-open and pass-through: the client leg joined to a direct connection to its destination, both on the client's loop. */
   private void passThrough(Channel client, InetSocketAddress source, InetSocketAddress destination, String reason) {
+    Admitted admitted = admit(source.getAddress(), Carriage.PASS_THROUGH);
+    if (!admitted.granted()) {
+      refuse(client, source, destination, admitted.reason());
+      return;
+    }
     FlowEntry flow = flows.open(FlowKind.PASS_THROUGH, reason, source, destination);
+    flow.onClose(admitted.claim()::release);
     legs.legs().add(client);
     ChannelFuture connect = Legs.connect(legs.bootstrap(), client.eventLoop(), destination, null);
     legs.legs().add(connect.channel());
@@ -209,12 +269,14 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     InetSocketAddress destination = open.destination();
     boolean asksClientAddress = (open.openFlags() & OpenFrame.FLAG_TRANSPARENT_SOURCE) != 0;
     open.release();
-    Refusal refused = refusal();
-    if (refused != null) {
-      stream.reset(refused.cause(), refused.reason());
+    Admitted admitted = admit(source.getAddress(), Carriage.FOR_PEER);
+    if (!admitted.granted()) {
+      flows.open(FlowKind.REFUSED, admitted.reason(), source, destination).close("refused for peer " + stream.peerName() + ": " + admitted.reason());
+      stream.reset(admitted.cause(), admitted.reason());
       return;
     }
     FlowEntry flow = flows.open(FlowKind.OPTIMIZED, "carried for peer " + stream.peerName(), source, destination);
+    flow.onClose(admitted.claim()::release);
     flow.carriedBy(stream.peerName(), figures(stream.connection()));
     LegProfiles profiles = serverProfiles(source, destination);
     LegTuning tuning = profiles == null ? LegTuning.defaults(legs) : LegTuning.of(profiles.server(), legs);

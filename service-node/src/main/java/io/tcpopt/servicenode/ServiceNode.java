@@ -15,6 +15,8 @@ import io.tcpopt.common.policy.PolicyDocument;
 import io.tcpopt.common.policy.Sequence;
 import io.tcpopt.common.profile.LegProfiles;
 import io.tcpopt.common.transport.NettyTransport;
+import io.tcpopt.servicenode.admission.Admission;
+import io.tcpopt.servicenode.admission.BufferBudget;
 import io.tcpopt.servicenode.flow.FlowTable;
 import io.tcpopt.servicenode.flow.FlowTableSnapshot;
 import io.tcpopt.servicenode.intercept.HandoffListener;
@@ -66,6 +68,7 @@ public final class ServiceNode implements AutoCloseable {
   private final SessionRegistry sessions;
   private final LegOptions legOptions;
   private final FlowRouter router;
+  private final Admission admission;
   private final ProfileServices profileServices;
   private final WanSockets wanSockets;
   private final SessionSettings sessionSettings;
@@ -98,7 +101,10 @@ public final class ServiceNode implements AutoCloseable {
     this.sessionSettings = new SessionSettings(config.nodeName(), config.site(), config.wan().maxFrameSize(), config.wan().streamWindow(),
         config.wan().maxStreams(), config.wan().keepalive(), HANDSHAKE_TIMEOUT);
     this.profileServices = ProfileServices.create(legOptions, registry);
-    this.router = new FlowRouter(flows, sessions, new SiteRoutes(config.peers()), legOptions, () -> this.decider, config.flows().maxActive(),
+    ServiceNodeConfig.Flows limits = config.flows();
+    this.admission = new Admission(limits.maxActive(), limits.maxPerClient(), limits.bufferBudget(), registry);
+    this.router = new FlowRouter(flows, sessions, new SiteRoutes(config.peers()), legOptions, () -> this.decider, admission,
+        BufferBudget.optimizedFlowBytes(config.wan().streamWindow(), lan.bufferHigh()), BufferBudget.passThroughFlowBytes(lan.bufferHigh()),
         wanSockets, profileServices, config.clientAddress());
     this.boss = NettyTransport.group(1, "tcpopt-" + config.nodeName() + "-accept");
     this.workers = NettyTransport.group(Math.max(2, Runtime.getRuntime().availableProcessors()), "tcpopt-" + config.nodeName() + "-io");

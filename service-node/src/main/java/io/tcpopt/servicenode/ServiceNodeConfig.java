@@ -5,6 +5,8 @@ import io.tcpopt.common.config.ConfigTree;
 import io.tcpopt.common.policy.Cidr;
 import io.tcpopt.common.tls.TlsFiles;
 import io.tcpopt.reduction.store.StoreSettings;
+import io.tcpopt.servicenode.admission.BufferBudget;
+import io.tcpopt.servicenode.admission.MemoryLimits;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -78,7 +80,21 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
   /** Local legs: timeouts and per-leg write buffer watermarks (proxy buffer high/low). */
   public record Lan(Duration connectTimeout, Duration idleTimeout, int bufferHigh, int bufferLow) {}
 
-  public record Flows(int maxActive, int closedHistory) {}
+  /**
+   * Flow limits (docs/reliability.md, "Bounded everything").
+   *
+   * @param maxActive every flow the node holds at once, optimized and pass-through
+   * @param maxPerClient flows one client address may have at once
+   * @param bufferBudget bytes of flow buffers the node may hold: each flow reserves its worst case
+   *     ({@link BufferBudget})
+   */
+  public record Flows(int maxActive, int closedHistory, int maxPerClient, long bufferBudget) {}
+
+  /** The smallest buffer budget: a handful of optimized flows at the smallest window. */
+  static final long MIN_BUDGET = 4L << 20;
+  static final long MIN_WINDOW = 64 * 1024;
+  /** A derived stream window never exceeds the budget's share for this many optimized flows. */
+  static final int MIN_FULL_WINDOW_FLOWS = 8;
 
   /**
    * Client-address transparency ({@code client-address:}), per peer site; {@value #ANY_SITE} names
@@ -121,14 +137,12 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
       throw new ConfigException("node.site", "must be 1 to 255 bytes");
     }
     section.requireOnly("wan", "peers", "interception", "lan", "flows", "data-reduction", "client-address");
-    Wan wan = wan(section.get("wan"));
+    ConfigTree w = section.get("wan");
     List<Peer> peers = peers(section);
     Interception interception = interception(section.section("interception"));
     Lan lan = lan(section.section("lan"));
-    ConfigTree f = section.section("flows").requireOnly("max-active", "closed-history");
-    Flows flows = new Flows(
-        f.integer("max-active", 10_000, 1, 10_000_000), // default 10000
-        f.integer("closed-history", 1_000, 0, 1_000_000)); // default 1000
+    Flows flows = flows(section.section("flows"), MemoryLimits.current());
+    Wan wan = wan(w, flows, lan);
     StoreSettings dataReduction = StoreSettings.from(section.section("data-reduction")); // default 256MiB memory, no disk
     ClientAddress clientAddress = clientAddress(section.section("client-address"), interception.transparent() != null);
     return new ServiceNodeConfig(nodeName, site, wan, peers, interception, lan, flows, dataReduction, clientAddress);
@@ -153,7 +167,52 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     return List.copyOf(out);
   }
 
-  private static Wan wan(ConfigTree w) {
+  private static Flows flows(ConfigTree f, MemoryLimits memory) {
+    f.requireOnly("max-active", "closed-history", "max-per-client", "buffer-budget");
+    int maxActive = f.integer("max-active", 10_000, 1, 10_000_000); // default 10000
+    int closedHistory = f.integer("closed-history", 1_000, 0, 1_000_000); // default 1000
+    int maxPerClient = f.integer("max-per-client", Math.min(maxActive, 1_000), 1, maxActive); // default min(1000, max-active)
+    long budget = memory.defaultBudget(); // default (auto) half of the memory flow buffers come from
+    if (f.has("buffer-budget") && !"auto".equals(String.valueOf(f.get("buffer-budget").raw()))) {
+      budget = f.bytes("buffer-budget", budget);
+      if (budget > memory.maxBudget()) {
+        throw new ConfigException(f.path() + ".buffer-budget", MemoryLimits.mib(budget) + " does not fit this JVM: at most "
+            + (int) (MemoryLimits.MAX_BUDGET_SHARE * 100) + "% of the " + memory.describe() + ", i.e. " + MemoryLimits.mib(memory.maxBudget())
+            + "; lower it or give the JVM more memory (JAVA_OPTS)");
+      }
+    }
+    if (budget < MIN_BUDGET) {
+      throw new ConfigException(f.path() + ".buffer-budget", "must be at least " + MemoryLimits.mib(MIN_BUDGET) + ", got " + budget
+          + (f.has("buffer-budget") ? "" : " (auto: half of the " + memory.describe() + ")"));
+    }
+    return new Flows(maxActive, closedHistory, maxPerClient, budget);
+  }
+
+  /**
+   * The stream receive window: {@code wan.stream-window} when set, else the link's bandwidth-delay
+   * product (at least 1 MiB) — either way capped so that the budget holds at least {@value
+   * #MIN_FULL_WINDOW_FLOWS} optimized flows at their worst case. An explicit window too large for
+   * that is an error naming both settings.
+   */
+  private static long streamWindow(ConfigTree w, Link link, Flows flows, Lan lan) {
+    long perFlowBudget = BufferBudget.optimizedShare(flows.bufferBudget()) / MIN_FULL_WINDOW_FLOWS - 2L * lan.bufferHigh();
+    if (w.has("stream-window")) {
+      long window = w.bytes("stream-window", 0);
+      if (window < MIN_WINDOW || window > (1L << 30)) {
+        throw new ConfigException(w.path() + ".stream-window", "must be between 64KiB and 1GiB, got " + window);
+      }
+      if (window > perFlowBudget) {
+        throw new ConfigException(w.path() + ".stream-window", MemoryLimits.mib(window) + " leaves room for fewer than " + MIN_FULL_WINDOW_FLOWS
+            + " optimized flows in service-node.flows.buffer-budget " + MemoryLimits.mib(flows.bufferBudget()) + " (they may fill 75% of it, each "
+            + "its window + 2 x lan.proxy-buffer-high); lower the window or raise the budget");
+      }
+      return window;
+    }
+    long bdp = Math.min(1L << 30, Math.max(1L << 20, link.bdpBytes())); // default max(1MiB, bandwidth x rtt)
+    return Math.max(MIN_WINDOW, Math.min(bdp, perFlowBudget));
+  }
+
+  private static Wan wan(ConfigTree w, Flows flows, Lan lan) {
     w.requireOnly("listen", "tls", "plaintext", "connections", "link", "congestion-control", "keepalive", "stream-window",
         "max-frame-size", "max-streams", "open-coalescing");
     InetSocketAddress listen = w.socketAddress("listen");
@@ -186,11 +245,7 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     if (keepalive.compareTo(Duration.ofMillis(100)) < 0 || keepalive.compareTo(Duration.ofMinutes(10)) > 0) {
       throw new ConfigException(w.path() + ".keepalive", "must be between 100ms and 10m");
     }
-    long defaultWindow = Math.min(1L << 30, Math.max(1L << 20, link.bdpBytes())); // default max(1MiB, bandwidth x rtt)
-    long window = w.bytes("stream-window", defaultWindow);
-    if (window < 64 * 1024 || window > (1L << 30)) {
-      throw new ConfigException(w.path() + ".stream-window", "must be between 64KiB and 1GiB, got " + window);
-    }
+    long window = streamWindow(w, link, flows, lan); // default max(1MiB, bandwidth x rtt), within the buffer budget
     long maxFrame = w.bytes("max-frame-size", 64 * 1024); // default 64KiB
     if (maxFrame < 16 * 1024 || maxFrame > 16 * 1024 * 1024) {
       throw new ConfigException(w.path() + ".max-frame-size", "must be between 16KiB and 16MiB, got " + maxFrame);

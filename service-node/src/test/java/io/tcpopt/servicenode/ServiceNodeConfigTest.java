@@ -34,6 +34,8 @@ class ServiceNodeConfigTest {
     assertEquals(Duration.ofHours(1), c.lan().idleTimeout());
     assertEquals(10_000, c.flows().maxActive());
     assertEquals(1_000, c.flows().closedHistory());
+    assertEquals(1_000, c.flows().maxPerClient());
+    assertEquals(io.tcpopt.servicenode.admission.MemoryLimits.current().defaultBudget(), c.flows().bufferBudget(), "auto: half the buffers' memory");
     assertNull(c.interception().transparent());
     assertNull(c.interception().handoff());
     ServiceNodeConfig.Handoff h = TestNodes.config(BASE + "  interception: { handoff: { listen: 127.0.0.1:7950 } }\n", "b", "branch")
@@ -65,6 +67,17 @@ class ServiceNodeConfigTest {
         "window at least 1MiB");
   }
 
+  @Test
+  void streamWindowDerivedFromTheBufferBudget() {
+    // 16MiB budget, 12MiB for optimized flows: at least 8 flows at window + 2 x 256KiB leaves 1MiB each.
+    ServiceNodeConfig c = TestNodes.config(BASE + "  flows: { buffer-budget: 16MiB }\n", "b", "branch");
+    assertEquals(16L << 20, c.flows().bufferBudget());
+    assertEquals(1 << 20, c.wan().streamWindow(), "1Gbit x 50ms would be 6.25MB: capped by the budget");
+    assertEquals(64 * 1024, TestNodes.config(BASE + "  flows: { buffer-budget: 4MiB }\n", "b", "branch").wan().streamWindow(), "never below 64KiB");
+    assertEquals(io.tcpopt.servicenode.admission.MemoryLimits.current().defaultBudget(),
+        TestNodes.config(BASE + "  flows: { buffer-budget: auto }\n", "b", "branch").flows().bufferBudget());
+  }
+
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
       "service-node: { wan: { plaintext: true } }|service-node.wan.listen: is required",
@@ -88,6 +101,10 @@ class ServiceNodeConfigTest {
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, lan: { connect-timeout: soon } }|service-node.lan.connect-timeout: expected a duration",
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, lan: { proxy-buffer-high: 4KiB, proxy-buffer-low: 8KiB } }|service-node.lan.proxy-buffer-low: must be between 0 and proxy-buffer-high",
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, flows: { max-active: -1 } }|service-node.flows.max-active: must be between 1 and 10000000, got -1",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, flows: { buffer-budget: 512GiB } }|service-node.flows.buffer-budget: 524288MiB does not fit this JVM: at most 75% of the ",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, flows: { buffer-budget: 1MiB } }|service-node.flows.buffer-budget: must be at least 4MiB, got 1048576",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, flows: { max-active: 10, max-per-client: 11 } }|service-node.flows.max-per-client: must be between 1 and 10, got 11",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true, stream-window: 8MiB }, flows: { buffer-budget: 16MiB } }|service-node.wan.stream-window: 8MiB leaves room for fewer than 8 optimized flows in service-node.flows.buffer-budget 16MiB",
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, data-reduction: { memory-cache: 1KiB } }|service-node.data-reduction.memory-cache: must be between 1MiB and 1TiB, got 1024",
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, data-reduction: { disk-cache: { size: 1GiB } } }|service-node.data-reduction.disk-cache.dir: is required",
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true }, data-reduction: { disk-cache: { dir: /tmp/x, size: 1MiB } } }|service-node.data-reduction.disk-cache.size: must be between 16MiB and 16TiB, got 1048576",

@@ -123,6 +123,7 @@ final class IntegratedServiceNode implements LocalServiceNode {
       case OPTIMIZED:
         return FlowState.OPTIMIZED;
       case DROPPED:
+      case REFUSED:
         return FlowState.DROPPED;
       default:
         return FlowState.PASS_THROUGH;

@@ -66,8 +66,9 @@ public final class OwnedTable implements AutoCloseable {
   private final Commands commands;
   private final String family;
   private final String name;
-  private final List<String> body;
+  private volatile List<String> body;
   private volatile Process nft;
+  private volatile Output output;
   private volatile Ownership ownership;
   private volatile String problem;
   private volatile boolean closing;
@@ -120,6 +121,7 @@ public final class OwnedTable implements AutoCloseable {
       throw new NetfilterException("nft refused table " + family + " " + name + ": " + error);
     }
     nft = child;
+    this.output = output;
     ownership = installed;
     problem = null;
     child.onExit().thenRun(() -> died(child, output));
@@ -176,9 +178,55 @@ public final class OwnedTable implements AutoCloseable {
     return output.errorsSince(errorsBefore);
   }
 
+  /**
+   * Flushes the table's rules and adds the new body in one transaction (the kernel refuses to
+   * delete and re-create an owned table in one transaction, and its comment cannot change, so no
+   * nonce): then lists a table that does not exist, whose error nft echoes on stderr after any
+   * error of the transaction. Returns the transaction's errors, or null.
+   */
+  private String tryReplace(Process child, Output output) throws IOException {
+    byte[] random = new byte[6];
+    RANDOM.nextBytes(random);
+    String table = family + " " + name;
+    String absent = name + "-" + HexFormat.of().formatHex(random);
+    String marker = "list table " + family + " " + absent;
+    String flags = ownership == Ownership.KERNEL ? "flags owner; " : "";
+    String transaction = "flush table " + table + "; table " + table + " { " + flags + String.join("; ", body) + "; }";
+    int errorsBefore = output.errorLines();
+    send(child.getOutputStream(), transaction + "\n" + marker + "\n");
+    output.awaitListing(family + " " + absent, marker, ANSWER_TIMEOUT);
+    List<String> errors = output.errorMessagesSince(errorsBefore);
+    return errors.size() <= 1 ? null : String.join(" | ", errors.subList(0, errors.size() - 1)); // the last is the marker's
+  }
+
   private static void send(OutputStream stdin, String text) throws IOException {
     stdin.write(text.getBytes(StandardCharsets.UTF_8));
     stdin.flush();
+  }
+
+  /**
+   * Replaces the table's contents with {@code newBody} in one transaction through the owning child
+   * (connections already diverted keep their sockets; nothing is ever without a table). A table
+   * being installed again after its child died gets the new body too.
+   *
+   * @throws NetfilterException with nft's error when the new body is refused (the old one stays)
+   */
+  public synchronized void replace(List<String> newBody) {
+    List<String> previous = body;
+    body = List.copyOf(newBody);
+    if (closing || nft == null || !nft.isAlive()) {
+      return; // the reinstall (or nothing, when closing) uses the new body
+    }
+    String error;
+    try {
+      error = tryReplace(nft, output);
+    } catch (IOException e) {
+      error = "nft exited: " + e.getMessage();
+    }
+    if (error != null) {
+      body = previous;
+      throw new NetfilterException("nft refused the new contents of table " + family + " " + name + ": " + error);
+    }
   }
 
   public Ownership ownership() {
@@ -316,13 +364,19 @@ public final class OwnedTable implements AutoCloseable {
 
     /** nft's "Error:" lines since {@code index}, on one line. */
     synchronized String errorsSince(int index) {
+      List<String> lines = errorMessagesSince(index);
+      return lines.isEmpty() ? "no table listed" : String.join(" | ", lines);
+    }
+
+    /** nft's "Error:" messages since {@code index}. */
+    synchronized List<String> errorMessagesSince(int index) {
       List<String> lines = new ArrayList<>();
       for (String line : err.subList(Math.min(index, err.size()), err.size())) {
         if (line.startsWith("Error:")) {
           lines.add(line.substring("Error:".length()).strip());
         }
       }
-      return lines.isEmpty() ? "no table listed" : String.join(" | ", lines);
+      return lines;
     }
 
     synchronized String errors() {

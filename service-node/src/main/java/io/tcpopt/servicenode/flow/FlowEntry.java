@@ -42,6 +42,7 @@ public final class FlowEntry {
   private volatile Supplier<TlsFigures> tls;
   private volatile HttpReuseFigures finalHttpReuse;
   private volatile TlsFigures finalTls;
+  private volatile Runnable onClose;
 
   FlowEntry(FlowTable table, long id, FlowKind kind, String reason, InetSocketAddress client, InetSocketAddress server) {
     this.table = table;
@@ -170,6 +171,19 @@ public final class FlowEntry {
     }
   }
 
+  /**
+   * Runs {@code action} once when the flow closes (at once if it has closed already): how an
+   * admitted flow gives its admission slots back.
+   */
+  public void onClose(Runnable action) {
+    onClose = action;
+    if (closed.get() && onClose != null) {
+      Runnable a = onClose;
+      onClose = null;
+      a.run();
+    }
+  }
+
   /** Closes the flow once, moving it to the history with {@code why}. */
   public void close(String why) {
     if (closed.compareAndSet(false, true)) {
@@ -181,6 +195,11 @@ public final class FlowEntry {
       state = FlowState.CLOSED;
       buffered.set(0);
       table.closed(this);
+      Runnable a = onClose;
+      onClose = null;
+      if (a != null) {
+        a.run();
+      }
     }
   }
 

@@ -7,5 +7,7 @@ public enum FlowKind {
   /** Spliced directly to the server; the record says why. */
   PASS_THROUGH,
   /** Refused with a reset by policy. */
-  DROPPED
+  DROPPED,
+  /** Refused with a reset at a node limit (max-active, per-client); the record says which. */
+  REFUSED
 }

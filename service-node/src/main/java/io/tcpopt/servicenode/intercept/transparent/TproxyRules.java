@@ -23,8 +23,11 @@ import org.slf4j.LoggerFactory;
  *       priority): packets of the node's own transparent sockets get the mark and pass (the
  *       <em>return path</em>: a server's answers to a connection the node made from a client's
  *       address); packets to this host's own addresses pass untouched; with a {@link Diversion},
- *       other TCP packets matching its source and destination prefixes get the mark and are
- *       diverted with {@code tproxy to :PORT} (the <em>interception</em>).
+ *       the first packet (SYN) of other TCP connections matching its source and destination
+ *       prefixes gets the mark and is diverted with {@code tproxy to :PORT} (the
+ *       <em>interception</em>). Only SYNs are diverted — the rest of a diverted connection is
+ *       found by its socket — so a connection that began while interception was suspended
+ *       ({@link #interception(boolean)}: drain) stays on its direct path when it resumes.
  *   <li>For each family, {@code ip rule add fwmark MARK lookup TABLE proto 149} and {@code ip route
  *       add local 0.0.0.0/0 (::/0) dev lo table TABLE proto 149}, so marked packets are delivered
  *       locally, to the IP_TRANSPARENT listener or socket. Protocol number {@value #PROTO} tags
@@ -92,7 +95,12 @@ public final class TproxyRules implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Thread shutdownHook;
   private final List<Routing> routing = new ArrayList<>();
+  /** A connection's first packet: the only one interception diverts. */
+  private static final String SYN = "meta l4proto tcp tcp flags & (syn | ack) == syn";
+
   private volatile OwnedTable table;
+  private Diversion diversion;
+  private boolean intercepting;
 
   private TproxyRules(Commands commands, int mark, int routeTable, ExitGuard guard) {
     this.commands = commands;
@@ -144,6 +152,8 @@ public final class TproxyRules implements AutoCloseable {
     }
     ExitGuard guard = ExitGuard.start(commands, undo).orElse(null);
     TproxyRules rules = new TproxyRules(commands, mark, routeTable, guard);
+    rules.diversion = diversion;
+    rules.intercepting = diversion != null;
     try {
       rules.addRouting(Family.V4);
       try {
@@ -232,6 +242,27 @@ public final class TproxyRules implements AutoCloseable {
       log.info("{} local route in table {} was installed by someone else; using it and leaving it in place", f, routeTable);
     }
     r.adopted = r.adoptedRule || r.adoptedRoute;
+  }
+
+  /**
+   * Resumes ({@code true}) or suspends ({@code false}) the interception of new connections, through
+   * the process owning the table: while suspended, new connections go direct through the kernel as
+   * if tcpopt were not there, and stay direct for their whole life; connections already diverted,
+   * and the return path, keep working. Idempotent; nothing to do without a {@link Diversion}.
+   *
+   * @throws TproxyException when nft refuses the change (the previous state stays)
+   */
+  public synchronized void interception(boolean on) {
+    if (diversion == null || on == intercepting || closed.get()) {
+      return;
+    }
+    try {
+      table.replace(tableBody(on ? diversion : null, mark));
+    } catch (NetfilterException e) {
+      throw new TproxyException((on ? "cannot resume" : "cannot suspend") + " transparent interception: " + e.getMessage(), e);
+    }
+    intercepting = on;
+    log.info("transparent interception {}", on ? "resumed: new connections are diverted again" : "suspended: new connections go direct");
   }
 
   /** How new connections are kept from a dead node: null when the kernel does it, else what does. */
@@ -327,7 +358,7 @@ public final class TproxyRules implements AutoCloseable {
       List<Cidr> sources = prefixes("source", diversion.sources());
       List<Cidr> destinations = prefixes("destination", diversion.destinations());
       if (sources.isEmpty() && destinations.isEmpty()) {
-        out.add("meta l4proto tcp meta mark set " + hexMark + " tproxy to :" + diversion.port());
+        out.add(SYN + " meta mark set " + hexMark + " tproxy to :" + diversion.port());
       } else {
         for (boolean v4 : new boolean[] {true, false}) {
           divert(v4, sources, destinations, hexMark, diversion.port()).ifPresent(out::add);
@@ -349,7 +380,7 @@ public final class TproxyRules implements AutoCloseable {
       return Optional.empty();
     }
     String ip = v4 ? "ip" : "ip6";
-    StringBuilder match = new StringBuilder("meta l4proto tcp");
+    StringBuilder match = new StringBuilder(SYN);
     if (!src.isEmpty()) {
       match.append(' ').append(ip).append(" saddr { ").append(String.join(", ", src)).append(" }");
     }

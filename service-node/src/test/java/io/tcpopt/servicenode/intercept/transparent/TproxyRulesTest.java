@@ -29,15 +29,15 @@ class TproxyRulesTest {
     assertTrue(body.startsWith("chain prerouting {; type filter hook prerouting priority mangle; policy accept;"), body);
     assertTrue(body.contains("meta l4proto tcp socket transparent 1 meta mark set 0x1 accept"), body);
     assertTrue(body.contains("fib daddr type local accept"), body);
-    assertTrue(body.contains("meta l4proto tcp ip saddr { 198.18.1.0/24 } ip daddr { 198.19.1.0/24, 198.19.2.1/32 } meta mark set 0x1 tproxy ip to :7900"), body);
+    assertTrue(body.contains("meta l4proto tcp tcp flags & (syn | ack) == syn ip saddr { 198.18.1.0/24 } ip daddr { 198.19.1.0/24, 198.19.2.1/32 } meta mark set 0x1 tproxy ip to :7900"), body);
     assertFalse(body.contains("ip6"), "no IPv6 prefix named on a side that names prefixes: no IPv6 diversion");
   }
 
   @Test
   void eachFamilyIsDivertedOnItsOwnPrefixes() {
     List<String> body = TproxyRules.tableBody(diversion(List.of("198.18.1.0/24", "2001:2:18:1::/64"), List.of("2001:2:19:1::/64", "198.19.1.0/24")), 1);
-    assertTrue(body.contains("meta l4proto tcp ip saddr { 198.18.1.0/24 } ip daddr { 198.19.1.0/24 } meta mark set 0x1 tproxy ip to :7900"), body::toString);
-    assertTrue(body.contains("meta l4proto tcp ip6 saddr { 2001:2:18:1::/64 } ip6 daddr { 2001:2:19:1::/64 } meta mark set 0x1 tproxy ip6 to :7900"),
+    assertTrue(body.contains("meta l4proto tcp tcp flags & (syn | ack) == syn ip saddr { 198.18.1.0/24 } ip daddr { 198.19.1.0/24 } meta mark set 0x1 tproxy ip to :7900"), body::toString);
+    assertTrue(body.contains("meta l4proto tcp tcp flags & (syn | ack) == syn ip6 saddr { 2001:2:18:1::/64 } ip6 daddr { 2001:2:19:1::/64 } meta mark set 0x1 tproxy ip6 to :7900"),
         body::toString);
     // Only destinations named, IPv6 only: IPv4 flows are not diverted.
     List<String> v6only = TproxyRules.tableBody(diversion(List.of(), List.of("2001:2:19:1::/64")), 1);
@@ -47,7 +47,7 @@ class TproxyRulesTest {
   @Test
   void noFiltersMeansAnyForeignDestinationOfEitherFamily() {
     List<String> body = TproxyRules.tableBody(diversion(List.of(), List.of()), 0x2a);
-    assertTrue(body.contains("meta l4proto tcp meta mark set 0x2a tproxy to :7900"), body::toString);
+    assertTrue(body.contains("meta l4proto tcp tcp flags & (syn | ack) == syn meta mark set 0x2a tproxy to :7900"), body::toString);
   }
 
   @Test
@@ -88,6 +88,15 @@ class TproxyRulesTest {
     assertNull(first.failToWire(), "this kernel owns the table: nothing to report");
     assertTrue(ns.run(null, "ip", "rule", "show").stdout().contains("fwmark 0x1 lookup 100 proto 149"));
     assertTrue(ns.run(null, "ip", "route", "show", "table", "100").stdout().contains("local default dev lo proto 149"));
+
+    // Suspended (drain) and resumed through the owning nft: still owned, nobody else could.
+    first.interception(false);
+    String suspended = ns.run(null, "nft", "list", "table", "inet", "tcpopt").stdout();
+    assertFalse(suspended.contains("tproxy"), suspended);
+    assertTrue(suspended.contains("flags owner") && suspended.contains("socket transparent 1"), suspended);
+    first.interception(false);
+    first.interception(true);
+    assertTrue(ns.run(null, "nft", "list", "table", "inet", "tcpopt").stdout().contains("tproxy"));
     assertTrue(ns.run(null, "ip", "-6", "rule", "show").stdout().contains("fwmark 0x1 lookup 100 proto 149"));
     assertTrue(ns.run(null, "ip", "-6", "route", "show", "table", "100").stdout().contains("local default dev lo proto 149"));
 

@@ -274,7 +274,9 @@ class TransparentInterceptionTest {
     if (!Files.exists(example)) {
       example = base.resolve("deploy/examples/testbed").resolve(name);
     }
-    String yaml = Files.readString(example).replace("deploy/examples/testbed/certs/", dir.resolve("certs") + "/");
+    // A 1 MiB stream window: FLOWS held flows, each reserving its window, fit the buffer budget of a 256 MiB JVM.
+    String yaml = Files.readString(example).replace("deploy/examples/testbed/certs/", dir.resolve("certs") + "/")
+        .replace("    keepalive: 5s\n", "    keepalive: 5s\n    stream-window: 1MiB\n");
     Path out = dir.resolve(name);
     Files.writeString(out, yaml);
     return out;

@@ -69,8 +69,11 @@ class ManyFlowsTest {
         .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .childHandler(new Echo())
         .bind(InetAddress.getLoopbackAddress(), 0).sync().channel();
-    nodes = TestNodes.start(null, 2, List.of((InetSocketAddress) echo.localAddress()), "",
-        "idle-timeout: 5m", "flows: { closed-history: " + HISTORY + " }");
+    // One client address holds HELD flows, each reserving its worst case (64 KiB window + 2 x 64 KiB
+    // leg buffers) from the nodes' buffer budget: both limits sized for it.
+    nodes = TestNodes.start(null, 2, List.of((InetSocketAddress) echo.localAddress()), "    stream-window: 64KiB\n",
+        "idle-timeout: 5m, proxy-buffer-high: 64KiB, proxy-buffer-low: 16KiB",
+        "flows: { closed-history: " + HISTORY + ", max-per-client: 10000, buffer-budget: 384MiB }");
   }
 
   @AfterAll

@@ -218,7 +218,8 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     LegTuning tuning = LegTuning.of(verdict.profiles() == null ? null : verdict.profiles().client(), legs);
     prepareClientLeg(client, tuning, flow, verdict.profiles());
     int openFlags = clientAddress.requests(site) ? OpenFrame.FLAG_TRANSPARENT_SOURCE : 0;
-    WanStreamUpstream stream = WanStreamUpstream.open(connection, flow.id(), source, destination, openFlags, legs.openCoalescing());
+    WanStreamUpstream stream = WanStreamUpstream.open(connection, flow.id(), source, destination, openFlags, legs.openCoalescing(),
+        verdict.dataReduction());
     LegBridge.start(client.newSucceededFuture(), stream, flow.recorder(true), "client leg", tuning.idleTimeout());
   }
 
@@ -264,11 +265,15 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
   /** Connects the server of a stream a peer opened and joins the server leg to the stream, on the stream's loop. */
   @Override
   public void accept(MuxStream muxStream, OpenFrame open) {
-    WanStreamUpstream stream = WanStreamUpstream.accepted(muxStream, open.content());
+    WanStreamUpstream stream = WanStreamUpstream.accepted(muxStream, open);
     InetSocketAddress source = open.source();
     InetSocketAddress destination = open.destination();
     boolean asksClientAddress = (open.openFlags() & OpenFrame.FLAG_TRANSPARENT_SOURCE) != 0;
     open.release();
+    if (stream.unusable() != null) {
+      stream.reset(ResetCause.PROTOCOL_ERROR, stream.unusable());
+      return;
+    }
     Admitted admitted = admit(source.getAddress(), Carriage.FOR_PEER);
     if (!admitted.granted()) {
       flows.open(FlowKind.REFUSED, admitted.reason(), source, destination).close("refused for peer " + stream.peerName() + ": " + admitted.reason());

@@ -23,6 +23,8 @@ import io.tcpopt.servicenode.intercept.HandoffListener;
 import io.tcpopt.servicenode.intercept.InterceptListener;
 import io.tcpopt.servicenode.intercept.transparent.TproxyRules;
 import io.tcpopt.servicenode.leg.LegOptions;
+import io.tcpopt.servicenode.reduction.WanReduction;
+import io.tcpopt.reduction.ReductionSettings;
 import io.tcpopt.servicenode.session.PeerSessionPool;
 import io.tcpopt.servicenode.session.SessionListener;
 import io.tcpopt.servicenode.session.SessionRegistry;
@@ -73,6 +75,7 @@ public final class ServiceNode implements AutoCloseable {
   private final WanSockets wanSockets;
   private final SessionSettings sessionSettings;
   private final PeerAuthority authority;
+  private final WanReduction reduction;
   private final Map<String, AtomicInteger> upByPeer = new ConcurrentHashMap<>();
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
@@ -83,7 +86,7 @@ public final class ServiceNode implements AutoCloseable {
   private Channel wanServer;
   private volatile boolean closed;
 
-  private ServiceNode(ServiceNodeConfig config, FlowDecider decider, MeterRegistry registry) {
+  private ServiceNode(ServiceNodeConfig config, FlowDecider decider, MeterRegistry registry, ReductionSettings reductionSettings) {
     this.config = config;
     this.registry = registry;
     this.decider = decider;
@@ -98,8 +101,9 @@ public final class ServiceNode implements AutoCloseable {
     this.legOptions = new LegOptions(lan.connectTimeout(), lan.idleTimeout(), lan.bufferLow(), lan.bufferHigh(), config.wan().openCoalescing(),
         new DefaultChannelGroup("legs", GlobalEventExecutor.INSTANCE));
     this.wanSockets = WanSockets.shallow(WanTuning.forConfig(config.wan()));
+    this.reduction = WanReduction.open(reductionSettings);
     this.sessionSettings = new SessionSettings(config.nodeName(), config.site(), config.wan().maxFrameSize(), config.wan().streamWindow(),
-        config.wan().maxStreams(), config.wan().keepalive(), HANDSHAKE_TIMEOUT);
+        config.wan().maxStreams(), config.wan().keepalive(), HANDSHAKE_TIMEOUT, reduction);
     this.profileServices = ProfileServices.create(legOptions, registry);
     ServiceNodeConfig.Flows limits = config.flows();
     this.admission = new Admission(limits.maxActive(), limits.maxPerClient(), limits.bufferBudget(), registry);
@@ -117,9 +121,15 @@ public final class ServiceNode implements AutoCloseable {
    */
   public static ServiceNode start(ServiceNodeConfig config, FlowDecider decider, MeterRegistry registry) {
     Objects.requireNonNull(config, "config");
+    return start(config, decider, registry, ReductionSettings.of(config.dataReduction()));
+  }
+
+  /** As {@link #start(ServiceNodeConfig, FlowDecider, MeterRegistry)}, with the engine's settings given (tests force fingerprint collisions). */
+  static ServiceNode start(ServiceNodeConfig config, FlowDecider decider, MeterRegistry registry, ReductionSettings reduction) {
+    Objects.requireNonNull(config, "config");
     Objects.requireNonNull(registry, "registry");
     checkDescriptorLimit(config);
-    ServiceNode node = new ServiceNode(config, decider == null ? FlowDecider.optimizeAll() : decider, registry);
+    ServiceNode node = new ServiceNode(config, decider == null ? FlowDecider.optimizeAll() : decider, registry, reduction);
     try {
       node.startAll();
       return node;
@@ -386,6 +396,7 @@ public final class ServiceNode implements AutoCloseable {
     }
     boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     workers.shutdownGracefully(50, 2_000, TimeUnit.MILLISECONDS).syncUninterruptibly();
+    reduction.close();
     log.info("service node {} stopped", config.nodeName());
   }
 }

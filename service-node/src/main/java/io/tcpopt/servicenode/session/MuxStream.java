@@ -42,6 +42,8 @@ public final class MuxStream {
   private boolean endPending;
   /** The queue was full: the handler waits for room. */
   private boolean full;
+  /** Every queued buffer is a data-reduction segment ({@link #encodeSegments}). */
+  private boolean encoded;
   /** Scheduler state: whether the stream is in one of its lists, and its deficit. */
   boolean scheduled;
   int deficit;
@@ -119,7 +121,7 @@ public final class MuxStream {
     ByteBuf head = pending == null ? null : pending.peek();
     if (head == null) {
       out = Unpooled.EMPTY_BUFFER;
-    } else if (head.readableBytes() <= limit) {
+    } else if (head.readableBytes() <= limit || encoded) {
       out = pending.poll();
     } else {
       out = head.readRetainedSlice(limit);
@@ -130,7 +132,7 @@ public final class MuxStream {
       endPending = false;
       removeIfDone();
     }
-    return new DataFrame(id, out, end);
+    return new DataFrame(id, out, end, encoded && out.isReadable());
   }
 
   /** True once, when the queue was full and has drained to half: the handler may write again. */
@@ -152,6 +154,38 @@ public final class MuxStream {
     }
     pendingBytes = 0;
     endPending = false;
+  }
+
+  /**
+   * From now on every queued buffer is one data-reduction segment: sent whole as one ENCODED DATA
+   * frame (segments are at most {@link #maxSegmentPayload()}), never cut.
+   */
+  void encodeSegments() {
+    encoded = true;
+  }
+
+  /** Largest segment the stream sends whole: the peer's frame size, within the scheduler's quantum. */
+  int maxSegmentPayload() {
+    return Math.min(mux.peerMaxFrameSize(), StreamScheduler.QUANTUM);
+  }
+
+  /**
+   * Queues one segment that decodes to {@code decodedLength} bytes, counted against the send window
+   * by that length (the peer grants credit for decoded bytes); takes ownership.
+   */
+  void writeEncoded(ByteBuf segment, int decodedLength) {
+    if (removed || sentEnd) {
+      segment.release();
+      return;
+    }
+    sendWindow -= decodedLength;
+    if (pending == null) {
+      pending = new ArrayDeque<>(4);
+    }
+    pending.add(segment);
+    pendingBytes += segment.readableBytes();
+    full = pendingBytes >= SEND_QUEUE_LIMIT || full;
+    mux.schedule(this);
   }
 
   void flush() {
@@ -185,13 +219,13 @@ public final class MuxStream {
   }
 
   void onData(DataFrame frame) {
-    int n = frame.content().readableBytes();
+    long n = frame.creditLength();
     if (n > receiveCredit) {
       frame.release();
       mux.connectionError(WireCodes.GOAWAY_FLOW_CONTROL, "stream " + id + " sent " + n + " bytes beyond its window (" + receiveCredit + " left)");
       return;
     }
-    receiveCredit -= n;
+    receiveCredit -= (int) n;
     if (receivedEnd) {
       frame.release();
       reset(WireCodes.PROTOCOL_ERROR, "DATA after END_STREAM");
@@ -200,7 +234,7 @@ public final class MuxStream {
     }
     receivedEnd = frame.endStream();
     removeIfDone();
-    handler.onData(frame.content(), frame.endStream());
+    handler.onData(frame.content(), frame.endStream(), frame.encoded());
   }
 
   void onWindowUpdate(int increment) {
@@ -209,7 +243,7 @@ public final class MuxStream {
       mux.connectionError(WireCodes.GOAWAY_FLOW_CONTROL, "stream " + id + " window above 2^31-1");
       return;
     }
-    handler.onWindowUpdate();
+    handler.onWindowUpdate(increment);
   }
 
   void onReset(int code, String reason) {

@@ -10,6 +10,18 @@ import java.time.Duration;
  * @param maxStreams concurrent streams the peer may open on one connection
  * @param keepalive PING interval; a connection with 3 unanswered PINGs is dead
  * @param handshakeTimeout how long a new connection may take to deliver its HELLO
+ * @param reduction the node's data reduction (its cache in the HELLO, control frames, per-peer state)
  */
 public record SessionSettings(
-    String name, String site, int maxFrameSize, int initialStreamWindow, int maxStreams, Duration keepalive, Duration handshakeTimeout) {}
+    String name, String site, int maxFrameSize, int initialStreamWindow, int maxStreams, Duration keepalive, Duration handshakeTimeout,
+    ReductionLink reduction) {
+  public SessionSettings {
+    reduction = reduction == null ? ReductionLink.NONE : reduction;
+  }
+
+  /** Settings of a node without data reduction. */
+  public SessionSettings(
+      String name, String site, int maxFrameSize, int initialStreamWindow, int maxStreams, Duration keepalive, Duration handshakeTimeout) {
+    this(name, site, maxFrameSize, initialStreamWindow, maxStreams, keepalive, handshakeTimeout, ReductionLink.NONE);
+  }
+}

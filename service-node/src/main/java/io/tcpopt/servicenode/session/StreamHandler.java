@@ -7,8 +7,18 @@ interface StreamHandler {
   /** Bytes from the peer (ownership passes to the handler); {@code endStream}: the peer's leg half-closed. */
   void onData(ByteBuf data, boolean endStream);
 
+  /** As {@link #onData(ByteBuf, boolean)}; {@code encoded}: the bytes are a data-reduction segment (ENCODED DATA). */
+  default void onData(ByteBuf data, boolean endStream, boolean encoded) {
+    onData(data, endStream);
+  }
+
   /** The peer returned credit: more may be sent. */
   void onWindowUpdate();
+
+  /** As {@link #onWindowUpdate()}, with the credit returned (data reduction counts it as acknowledged bytes). */
+  default void onWindowUpdate(int increment) {
+    onWindowUpdate();
+  }
 
   /** The stream is gone: the peer reset it, or the WAN connection failed. */
   void onReset(int code, String reason);

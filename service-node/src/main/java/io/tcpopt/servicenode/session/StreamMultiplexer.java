@@ -21,6 +21,7 @@ import io.tcpopt.servicenode.wire.GoAwayFrame;
 import io.tcpopt.servicenode.wire.HelloFrame;
 import io.tcpopt.servicenode.wire.OpenFrame;
 import io.tcpopt.servicenode.wire.PingFrame;
+import io.tcpopt.servicenode.wire.ReductionFrame;
 import io.tcpopt.servicenode.wire.RstStreamFrame;
 import io.tcpopt.servicenode.wire.WindowUpdateFrame;
 import io.tcpopt.servicenode.wire.WireCodes;
@@ -135,6 +136,16 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   /** The last PING round trip in nanoseconds, or -1 before the first answer. */
   public long rttNanos() {
     return rttNanos;
+  }
+
+  /** Sends a data-reduction control message (at most the peer's frame size). Any thread. */
+  public void sendReductionControl(byte[] message) {
+    ctx.writeAndFlush(new ReductionFrame(message), ctx.voidPromise());
+  }
+
+  /** The node's data reduction. */
+  ReductionLink reduction() {
+    return local.reduction();
   }
 
   // ---- used by streams -----------------------------------------------------------------------
@@ -322,8 +333,8 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
       return;
     }
     helloSent = true;
-    ctx.writeAndFlush(new HelloFrame(HelloFrame.VERSION, local.maxFrameSize(), local.initialStreamWindow(), local.maxStreams(), local.name(), local.site()),
-        ctx.voidPromise());
+    ctx.writeAndFlush(new HelloFrame(HelloFrame.VERSION, local.maxFrameSize(), local.initialStreamWindow(), local.maxStreams(), local.name(), local.site(),
+        local.reduction().cacheEpoch(), local.reduction().cacheCapacity()), ctx.voidPromise());
   }
 
   @Override
@@ -388,6 +399,8 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
       } else {
         connectionError(WireCodes.GOAWAY_PROTOCOL_ERROR, "PING ACK " + ping.opaque() + " answers no PING sent");
       }
+    } else if (msg instanceof ReductionFrame) {
+      local.reduction().onControl(this, ((ReductionFrame) msg).message());
     } else if (msg instanceof GoAwayFrame) {
       GoAwayFrame g = (GoAwayFrame) msg;
       log.info("peer {} ({}) sent GOAWAY {}: {}", peerName(), ctx.channel().remoteAddress(), WireCodes.goAwayName(g.code()), g.reason());
@@ -415,6 +428,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     up = true;
     log.info("session {} peer {} (site {}, {}) over {} -> {}", dialler ? "to" : "from", hello.name(), peerSite,
         tls == null ? "plaintext, unauthenticated" : "TLS identity " + identity, ctx.channel().localAddress(), ctx.channel().remoteAddress());
+    local.reduction().sessionUp(this);
     listener.sessionUp(this);
   }
 
@@ -539,6 +553,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   private void markDown(String reason) {
     if (up) {
       up = false;
+      local.reduction().sessionDown(this);
       listener.sessionDown(this, reason);
     }
   }

@@ -5,9 +5,13 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.tcpopt.common.policy.DataReduction;
 import io.tcpopt.common.relay.Upstream;
 import io.tcpopt.common.relay.UpstreamListener;
 import io.tcpopt.common.transport.ResetCause;
+import io.tcpopt.reduction.PeerReduction;
+import io.tcpopt.reduction.ReductionException;
+import io.tcpopt.servicenode.wire.OpenFrame;
 import io.tcpopt.servicenode.wire.WireCodes;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -25,6 +29,13 @@ import java.util.concurrent.TimeUnit;
  * its credit is the peer's initial stream window. A stream the peer opened ({@link #accepted})
  * delivers the OPEN's first bytes when started.
  *
+ * <p>With data reduction ({@link DataReduction}, asked by the opening node's policy and carried in
+ * the OPEN's flags for both directions), the stream's bytes pass a {@link StreamReduction}: what
+ * the bridge writes is encoded before it is queued for the scheduler (one segment per DATA frame),
+ * what the peer sends is decoded in order before the bridge sees it; credit counts LAN (decoded)
+ * bytes both ways. Such an OPEN carries no first bytes. A side whose peer has no chunk cache (its
+ * HELLO) sends plain.
+ *
  * <p>RST_STREAM codes map to and from {@link ResetCause}.
  */
 public final class WanStreamUpstream implements Upstream, StreamHandler {
@@ -38,6 +49,15 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
   private ByteBuf firstBytes;
   private UpstreamListener listener;
   private boolean gone;
+  /** The stream's data reduction, or null when its bytes cross as they are. */
+  private StreamReduction reduction;
+  /** Why an accepted stream cannot be served (its data reduction), or null. */
+  private String unusable;
+  /** The peer's END_STREAM arrived; delivered to the bridge once the decoder has output it all. */
+  private boolean endReceived;
+  private boolean endDelivered;
+  private volatile long wanBytesSent;
+  private volatile long wanBytesReceived;
 
   /** Opening-side state, dropped once the OPEN is out. */
   private static final class Opening {
@@ -46,14 +66,17 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     final InetSocketAddress destination;
     final int openFlags;
     final Duration coalescing;
+    final DataReduction dataReduction;
     ScheduledFuture<?> timer;
 
-    Opening(long flowId, InetSocketAddress source, InetSocketAddress destination, int openFlags, Duration coalescing) {
+    Opening(long flowId, InetSocketAddress source, InetSocketAddress destination, int openFlags, Duration coalescing,
+        DataReduction dataReduction) {
       this.flowId = flowId;
       this.source = source;
       this.destination = destination;
       this.openFlags = openFlags;
       this.coalescing = coalescing;
+      this.dataReduction = dataReduction;
     }
   }
 
@@ -68,11 +91,12 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
    *
    * @param openFlags the OPEN's flags ({@link io.tcpopt.servicenode.wire.OpenFrame#FLAG_TRANSPARENT_SOURCE})
    * @param coalescing how long an OPEN waits for the client's first bytes
+   * @param dataReduction the policy's data reduction for both directions (used when both nodes have a chunk cache)
    */
   public static WanStreamUpstream open(StreamMultiplexer connection, long flowId, InetSocketAddress source, InetSocketAddress destination,
-      int openFlags, Duration coalescing) {
+      int openFlags, Duration coalescing, DataReduction dataReduction) {
     WanStreamUpstream u = new WanStreamUpstream(connection);
-    u.opening = new Opening(flowId, source, destination, openFlags, coalescing);
+    u.opening = new Opening(flowId, source, destination, openFlags, coalescing, dataReduction == null ? DataReduction.OFF : dataReduction);
     return u;
   }
 
@@ -85,9 +109,57 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     WanStreamUpstream u = new WanStreamUpstream(stream.connection());
     u.stream = stream;
     u.firstBytes = firstBytes.retain();
+    u.wanBytesReceived = u.firstBytes.readableBytes();
     stream.handler(u);
     return u;
   }
+
+  /**
+   * As {@link #accepted(MuxStream, ByteBuf)} with the OPEN's first bytes, and its data reduction
+   * (open-flags): when this node cannot honour it, {@link #unusable()} says why.
+   */
+  public static WanStreamUpstream accepted(MuxStream stream, OpenFrame open) {
+    WanStreamUpstream u = accepted(stream, open.content());
+    DataReduction mode = OpenFrame.dataReduction(open.openFlags());
+    if (!mode.isOff()) {
+      PeerReduction peer = u.connection.reduction().peer(u.connection);
+      if (peer == null) {
+        u.unusable = "data reduction asked for, but this node or the peer has no chunk cache";
+      } else if (u.firstBytes.isReadable()) {
+        u.unusable = "OPEN with data reduction carries first bytes";
+      } else {
+        u.startReduction(peer, mode);
+      }
+    }
+    return u;
+  }
+
+  private void startReduction(PeerReduction peer, DataReduction mode) {
+    reduction = new StreamReduction(peer, mode, stream.maxSegmentPayload(), this::decoderWakeup);
+    stream.encodeSegments();
+  }
+
+  /** Why this accepted stream cannot be served (reset it with PROTOCOL_ERROR), or null. */
+  public String unusable() {
+    return unusable;
+  }
+
+  /** The stream's data reduction, {@link DataReduction#OFF} when its bytes cross as they are. */
+  public DataReduction dataReduction() {
+    StreamReduction r = reduction;
+    return r == null ? DataReduction.OFF : r.mode();
+  }
+
+  /** Payload bytes this stream sent over the WAN (OPEN first bytes and DATA). Any thread. */
+  public long wanBytesSent() {
+    return wanBytesSent;
+  }
+
+  /** Payload bytes this stream received over the WAN. Any thread. */
+  public long wanBytesReceived() {
+    return wanBytesReceived;
+  }
+
 
   /** The peer node's name (from its HELLO). */
   public String peerName() {
@@ -126,10 +198,8 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     if (gone) {
       return 0;
     }
-    if (stream == null) {
-      return opening == null ? 0 : connection.peerInitialWindow();
-    }
-    return stream.sendCredit();
+    long credit = stream == null ? (opening == null ? 0 : connection.peerInitialWindow()) : stream.sendCredit();
+    return reduction == null ? credit : Math.max(0, credit - reduction.unsent());
   }
 
   @Override
@@ -143,8 +213,14 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     }
   }
 
-  /** Queues bytes on the stream; its scheduler cuts them into DATA frames. */
+  /** Queues bytes on the stream (its scheduler cuts them into DATA frames), or passes them through the encoder. */
   private void send(ByteBuf data) {
+    if (reduction != null) {
+      reduction.write(data);
+      wanBytesSent += reduction.send(stream);
+      return;
+    }
+    wanBytesSent += data.readableBytes();
     stream.writeData(data, false);
   }
 
@@ -158,9 +234,11 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     if (o.timer != null) {
       o.timer.cancel(false);
     }
-    int limit = connection.maxOpenPayload();
+    PeerReduction peer = o.dataReduction.isOff() ? null : connection.reduction().peer(connection);
+    int limit = peer == null ? connection.maxOpenPayload() : 0;
     ByteBuf first = data.readableBytes() <= limit ? data : data.readRetainedSlice(limit);
-    MuxStream s = connection.open(o.flowId, o.source, o.destination, o.openFlags, first, this);
+    int openFlags = o.openFlags | (peer == null ? 0 : OpenFrame.flags(o.dataReduction));
+    MuxStream s = connection.open(o.flowId, o.source, o.destination, openFlags, first, this);
     opening = null;
     if (s == null) {
       first.release();
@@ -172,6 +250,10 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
       return false;
     }
     stream = s;
+    wanBytesSent += first.readableBytes();
+    if (peer != null) {
+      startReduction(peer, o.dataReduction);
+    }
     if (first != data) {
       send(data);
     }
@@ -181,6 +263,10 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
   @Override
   public void flush() {
     if (stream != null && !gone) {
+      if (reduction != null) {
+        reduction.flush();
+        wanBytesSent += reduction.send(stream);
+      }
       stream.flush();
     }
   }
@@ -192,6 +278,11 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     }
     if (gone) {
       return loop.newFailedFuture(new IllegalStateException("stream reset"));
+    }
+    if (reduction != null) {
+      reduction.finish();
+      wanBytesSent += reduction.send(stream);
+      reduction.closeEncoder(true);
     }
     stream.writeData(Unpooled.EMPTY_BUFFER, true);
     stream.flush();
@@ -219,6 +310,9 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
       firstBytes.release();
       firstBytes = null;
     }
+    if (reduction != null) {
+      reduction.close(false);
+    }
     if (stream != null) {
       stream.reset(code(cause), reason);
     }
@@ -228,8 +322,34 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
 
   @Override
   public void onData(ByteBuf data, boolean endStream) {
+    onData(data, endStream, false);
+  }
+
+  @Override
+  public void onData(ByteBuf data, boolean endStream, boolean encoded) {
     if (gone || listener == null) {
       data.release();
+      return;
+    }
+    wanBytesReceived += data.readableBytes();
+    if (encoded != (reduction != null) && data.isReadable()) {
+      data.release();
+      fail(encoded ? "encoded DATA on a stream without data reduction" : "plain DATA on a stream with data reduction");
+      return;
+    }
+    if (reduction != null) {
+      if (data.isReadable()) {
+        try {
+          reduction.offer(data);
+        } catch (ReductionException e) {
+          fail("malformed segment: " + e.getMessage());
+          return;
+        }
+      } else {
+        data.release();
+      }
+      endReceived |= endStream;
+      drainDecoded();
       return;
     }
     if (data.isReadable()) {
@@ -243,9 +363,58 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     }
   }
 
+  /** Hands the bridge what the decoder has in order, then the peer's end once all of it went. */
+  private void drainDecoded() {
+    if (gone || reduction == null || listener == null) {
+      return;
+    }
+    boolean delivered = false;
+    try {
+      for (ByteBuf b; (b = reduction.poll()) != null; ) {
+        delivered = true;
+        listener.onData(b);
+        if (gone) {
+          return;
+        }
+      }
+    } catch (ReductionException e) {
+      fail(e.getMessage());
+      return;
+    }
+    if (delivered) {
+      listener.onDataComplete();
+    }
+    if (endReceived && !endDelivered && !gone && !reduction.waiting()) {
+      endDelivered = true;
+      listener.onEnd();
+    }
+  }
+
+  /** Chunks the decoder waited for arrived (or will not): any thread. */
+  private void decoderWakeup() {
+    loop.execute(this::drainDecoded);
+  }
+
+  /** A data-reduction failure of this stream: reset it both ways, never a corrupt byte. */
+  private void fail(String why) {
+    if (gone) {
+      return;
+    }
+    reset(ResetCause.PROTOCOL_ERROR, "data reduction: " + why);
+    listener.onReset(ResetCause.PROTOCOL_ERROR, "data reduction: " + why);
+  }
+
   @Override
   public void onWindowUpdate() {
+    onWindowUpdate(0);
+  }
+
+  @Override
+  public void onWindowUpdate(int increment) {
     if (!gone && listener != null) {
+      if (reduction != null) {
+        reduction.acknowledged(increment);
+      }
       listener.onCredit();
     }
   }
@@ -263,6 +432,9 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
       return;
     }
     gone = true;
+    if (reduction != null) {
+      reduction.close(false);
+    }
     if (listener != null) {
       listener.onReset(cause(code), "WAN stream reset: " + reason);
     }

@@ -63,7 +63,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
     if ((streamId & 0x8000_0000L) != 0) {
       throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "stream id high bit set");
     }
-    if (type > FrameType.GOAWAY) {
+    if (type > FrameType.REDUCTION) {
       throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "unknown frame type 0x" + Integer.toHexString(type));
     }
     if (!helloSeen && type != FrameType.HELLO) {
@@ -76,27 +76,31 @@ final class FrameDecoder extends ByteToMessageDecoder {
     if (length > limit) {
       throw error(WireCodes.GOAWAY_FRAME_SIZE, FrameType.name(type) + " length " + length + " exceeds " + limit);
     }
-    boolean connectionLevel = type == FrameType.HELLO || type == FrameType.PING || type == FrameType.GOAWAY;
+    boolean connectionLevel = type == FrameType.HELLO || type == FrameType.PING || type == FrameType.GOAWAY || type == FrameType.REDUCTION;
     if (connectionLevel != (streamId == 0)) {
       throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, FrameType.name(type) + " on stream " + streamId);
     }
-    int allowedFlags = type == FrameType.DATA ? FrameType.FLAG_END_STREAM : type == FrameType.PING ? FrameType.FLAG_ACK : 0;
+    int allowedFlags = type == FrameType.DATA ? FrameType.FLAG_END_STREAM | FrameType.FLAG_ENCODED : type == FrameType.PING ? FrameType.FLAG_ACK : 0;
     if ((flags & ~allowedFlags) != 0) {
       throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, FrameType.name(type) + " with unknown flags 0x" + Integer.toHexString(flags));
     }
     long fixed;
     switch (type) {
-      case FrameType.HELLO: fixed = 22; break;
+      case FrameType.HELLO: fixed = 38; break;
       case FrameType.OPEN: fixed = OpenFrame.fixedLength(4); break;
       case FrameType.WINDOW_UPDATE: fixed = 4; break;
       case FrameType.RST_STREAM: fixed = 6; break;
       case FrameType.PING: fixed = 8; break;
       case FrameType.GOAWAY: fixed = 10; break;
+      case FrameType.REDUCTION: fixed = 12; break;
       default: fixed = 0; break;
     }
     boolean exact = type == FrameType.WINDOW_UPDATE || type == FrameType.PING;
     if (length < fixed || (exact && length != fixed)) {
       throw error(WireCodes.GOAWAY_FRAME_SIZE, "bad " + FrameType.name(type) + " length " + length);
+    }
+    if ((flags & FrameType.FLAG_ENCODED) != 0 && length < DataFrame.MIN_ENCODED) {
+      throw error(WireCodes.GOAWAY_FRAME_SIZE, "ENCODED DATA of " + length + " bytes, shorter than a segment header");
     }
   }
 
@@ -110,7 +114,13 @@ final class FrameDecoder extends ByteToMessageDecoder {
       case FrameType.OPEN:
         return decodeOpen(in, streamId, length);
       case FrameType.DATA:
-        return new DataFrame(streamId, in.readRetainedSlice(length), (flags & FrameType.FLAG_END_STREAM) != 0);
+        return new DataFrame(streamId, in.readRetainedSlice(length), (flags & FrameType.FLAG_END_STREAM) != 0,
+            (flags & FrameType.FLAG_ENCODED) != 0);
+      case FrameType.REDUCTION: {
+        byte[] message = new byte[length];
+        in.readBytes(message);
+        return new ReductionFrame(message);
+      }
       case FrameType.WINDOW_UPDATE: {
         long increment = in.readUnsignedInt();
         if (increment == 0) {
@@ -172,10 +182,19 @@ final class FrameDecoder extends ByteToMessageDecoder {
     }
     String name = readName(p, "name");
     String site = readName(p, "site");
+    if (p.readableBytes() < 16) {
+      throw error(WireCodes.GOAWAY_FRAME_SIZE, "HELLO truncated before the cache fields");
+    }
+    long cacheEpoch = p.readLong();
+    long cacheCapacity = p.readLong();
+    if (cacheCapacity < 0 || (cacheCapacity == 0) != (cacheEpoch == 0)) {
+      throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "HELLO cache epoch " + Long.toUnsignedString(cacheEpoch, 16) + " with capacity "
+          + Long.toUnsignedString(cacheCapacity) + " (both 0, or both set)");
+    }
     if (p.isReadable()) {
       throw error(WireCodes.GOAWAY_FRAME_SIZE, "HELLO has " + p.readableBytes() + " trailing bytes");
     }
-    return new HelloFrame(version, (int) maxFrame, (int) window, (int) maxStreams, name, site);
+    return new HelloFrame(version, (int) maxFrame, (int) window, (int) maxStreams, name, site, cacheEpoch, cacheCapacity);
   }
 
   private static String readName(ByteBuf p, String what) {
@@ -207,7 +226,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
     InetSocketAddress source = readAddress(in, addressLength);
     InetSocketAddress destination = readAddress(in, addressLength);
     int openFlags = in.readUnsignedShort();
-    if ((openFlags & ~OpenFrame.FLAG_TRANSPARENT_SOURCE) != 0) {
+    if ((openFlags & ~OpenFrame.KNOWN_FLAGS) != 0 || ((openFlags >> 8) & 3) == 3) {
       throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "OPEN with unknown open-flags 0x" + Integer.toHexString(openFlags));
     }
     return new OpenFrame(streamId, flowId, source, destination, openFlags, in.readRetainedSlice(end - in.readerIndex()));

@@ -21,7 +21,8 @@ final class FrameEncoder extends MessageToMessageEncoder<Frame> {
     if (frame instanceof DataFrame) {
       DataFrame data = (DataFrame) frame;
       ByteBuf header = ctx.alloc().buffer(FrameType.HEADER_LENGTH);
-      writeHeader(header, data.content().readableBytes(), FrameType.DATA, data.endStream() ? FrameType.FLAG_END_STREAM : 0, data.streamId());
+      int flags = (data.endStream() ? FrameType.FLAG_END_STREAM : 0) | (data.encoded() ? FrameType.FLAG_ENCODED : 0);
+      writeHeader(header, data.content().readableBytes(), FrameType.DATA, flags, data.streamId());
       out.add(header);
       if (data.content().isReadable()) {
         out.add(data.content().retain());
@@ -59,6 +60,7 @@ final class FrameEncoder extends MessageToMessageEncoder<Frame> {
       buf.writeInt(h.maxFrameSize()).writeInt(h.initialStreamWindow()).writeInt(h.maxStreams());
       writeName(buf, h.name());
       writeName(buf, h.site());
+      buf.writeLong(h.cacheEpoch()).writeLong(h.cacheCapacity());
     } else if (frame instanceof WindowUpdateFrame) {
       type = FrameType.WINDOW_UPDATE;
       buf.writeInt(((WindowUpdateFrame) frame).increment());
@@ -77,6 +79,9 @@ final class FrameEncoder extends MessageToMessageEncoder<Frame> {
       type = FrameType.GOAWAY;
       buf.writeInt(g.lastStreamId()).writeInt(g.code());
       writeReason(buf, g.reason());
+    } else if (frame instanceof ReductionFrame) {
+      type = FrameType.REDUCTION;
+      buf.writeBytes(((ReductionFrame) frame).message());
     } else {
       buf.release();
       throw new IllegalArgumentException("cannot encode " + frame);

@@ -9,9 +9,13 @@ public final class FrameType {
   public static final int RST_STREAM = 0x4;
   public static final int PING = 0x5;
   public static final int GOAWAY = 0x6;
+  /** Data reduction's control messages between two nodes' caches (connection level, stream 0). */
+  public static final int REDUCTION = 0x7;
 
   /** DATA flag: the sender's TCP leg was half-closed after these bytes. */
   public static final int FLAG_END_STREAM = 0x1;
+  /** DATA flag: the payload is a data-reduction segment (docs/data-reduction.md); credit counts its decoded length. */
+  public static final int FLAG_ENCODED = 0x2;
   /** PING flag: this PING is the echo of one received. */
   public static final int FLAG_ACK = 0x1;
 
@@ -29,6 +33,7 @@ public final class FrameType {
       case RST_STREAM: return "RST_STREAM";
       case PING: return "PING";
       case GOAWAY: return "GOAWAY";
+      case REDUCTION: return "REDUCTION";
       default: return "type 0x" + Integer.toHexString(type);
     }
   }

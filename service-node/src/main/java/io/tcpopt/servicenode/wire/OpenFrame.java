@@ -2,6 +2,8 @@ package io.tcpopt.servicenode.wire;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.DefaultByteBufHolder;
+import io.tcpopt.common.policy.DataReduction;
+import io.tcpopt.common.policy.DataReduction.Compression;
 import java.net.InetSocketAddress;
 
 /**
@@ -11,6 +13,14 @@ import java.net.InetSocketAddress;
 public final class OpenFrame extends DefaultByteBufHolder implements Frame {
   /** open-flags bit 0: the far node should connect from the client's own address. */
   public static final int FLAG_TRANSPARENT_SOURCE = 0x1;
+  /**
+   * open-flags bits 8-10: the stream's data reduction, both directions (bits 8-9 compression: 0
+   * none, 1 lz4, 2 zstd; bit 10 deduplication). With any of them set, every non-empty DATA of the
+   * stream is an encoded segment and the OPEN carries no first bytes.
+   */
+  public static final int DATA_REDUCTION_MASK = 0x0700;
+  /** Every open-flags bit a peer may set. */
+  public static final int KNOWN_FLAGS = FLAG_TRANSPARENT_SOURCE | DATA_REDUCTION_MASK;
 
   private final int streamId;
   private final long flowId;
@@ -57,6 +67,24 @@ public final class OpenFrame extends DefaultByteBufHolder implements Frame {
 
   public int openFlags() {
     return openFlags;
+  }
+
+  /** The open-flags bits for {@code mode}. */
+  public static int flags(DataReduction mode) {
+    int compression = switch (mode.compression()) {
+      case NONE -> 0;
+      case LZ4 -> 1;
+      case ZSTD -> 2;
+    };
+    return (compression << 8) | (mode.deduplication() ? 0x400 : 0);
+  }
+
+  /** The data reduction these open-flags ask for ({@link DataReduction#OFF} when none). */
+  public static DataReduction dataReduction(int openFlags) {
+    int c = (openFlags >> 8) & 3;
+    Compression compression = c == 1 ? Compression.LZ4 : c == 2 ? Compression.ZSTD : Compression.NONE;
+    DataReduction mode = new DataReduction(compression, (openFlags & 0x400) != 0);
+    return mode.isOff() ? DataReduction.OFF : mode;
   }
 
   @Override

@@ -11,6 +11,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.tcpopt.common.policy.DataReduction;
+import io.tcpopt.common.policy.DataReduction.Compression;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
@@ -162,7 +164,7 @@ class FrameCodecTest {
 
   @Test
   void unknownTypeIsRefused() {
-    WireProtocolException e = refused(true, raw(0, 0x7, 0, 0, 1, new byte[0]));
+    WireProtocolException e = refused(true, raw(0, 0x8, 0, 0, 1, new byte[0]));
     assertTrue(e.getMessage().contains("unknown frame type"), e.getMessage());
   }
 
@@ -170,7 +172,7 @@ class FrameCodecTest {
   void reservedBitsAreRefused() {
     assertTrue(refused(true, raw(0, FrameType.DATA, 0, 0x0100, 1, new byte[0])).getMessage().contains("reserved"));
     assertTrue(refused(true, raw(0, FrameType.DATA, 0, 0, 0x8000_0001L, new byte[0])).getMessage().contains("high bit"));
-    assertTrue(refused(true, raw(0, FrameType.DATA, 0x2, 0, 1, new byte[0])).getMessage().contains("flags"));
+    assertTrue(refused(true, raw(0, FrameType.DATA, 0x4, 0, 1, new byte[0])).getMessage().contains("flags"));
   }
 
   @Test
@@ -190,10 +192,47 @@ class FrameCodecTest {
 
   @Test
   void helloHexDumpMatchesTheSpec() {
-    ByteBuf b = encode(new HelloFrame(1, 65536, 8 << 20, 4096, "branch-1", "branch"));
-    assertEquals("0000002400000000000000005443504f0001000000010000008000000000100008"
-        + "6272616e63682d31066272616e6368", ByteBufUtil.hexDump(b));
+    ByteBuf b = encode(new HelloFrame(1, 65536, 8 << 20, 4096, "branch-1", "branch", 0x1122334455667788L, 256L << 20));
+    assertEquals("0000003400000000000000005443504f0001000000010000008000000000100008"
+        + "6272616e63682d31066272616e6368" + "1122334455667788" + "0000000010000000", ByteBufUtil.hexDump(b));
     b.release();
+  }
+
+  @Test
+  void cacheFieldsEncodedDataAndReductionFramesRoundTrip() {
+    EmbeddedChannel ch = new EmbeddedChannel(new FrameCodec(MAX));
+    ch.writeInbound(encode(new HelloFrame(1, MAX, 1 << 20, 100, "dc-1", "dc", 42, 1 << 30)));
+    HelloFrame h = (HelloFrame) ch.readInbound();
+    assertEquals(42, h.cacheEpoch());
+    assertEquals(1 << 30, h.cacheCapacity());
+    byte[] segment = new byte[20];
+    segment[7] = 99; // decoded length 99
+    ch.writeInbound(encode(new DataFrame(3, Unpooled.wrappedBuffer(segment), true, true)));
+    DataFrame d = (DataFrame) ch.readInbound();
+    assertTrue(d.encoded() && d.endStream());
+    assertEquals(99, d.creditLength());
+    d.release();
+    ch.writeInbound(encode(new ReductionFrame(new byte[] {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 5})));
+    assertEquals(13, ((ReductionFrame) ch.readInbound()).message().length);
+    assertFalse(ch.finish());
+  }
+
+  @Test
+  void malformedReductionFieldsAreRefused() {
+    assertEquals(WireCodes.GOAWAY_FRAME_SIZE, refused(true, raw(8, FrameType.DATA, FrameType.FLAG_ENCODED, 0, 1, new byte[8])).goAwayCode());
+    assertEquals(WireCodes.GOAWAY_PROTOCOL_ERROR, refused(true, raw(12, FrameType.REDUCTION, 0, 0, 1, new byte[12])).goAwayCode());
+    assertEquals(WireCodes.GOAWAY_FRAME_SIZE, refused(true, raw(4, FrameType.REDUCTION, 0, 0, 0, new byte[4])).goAwayCode());
+  }
+
+  @Test
+  void openFlagsCarryTheDataReduction() {
+    for (Compression c : Compression.values()) {
+      for (boolean dedup : new boolean[] {false, true}) {
+        DataReduction mode = new DataReduction(c, dedup);
+        assertEquals(mode.isOff() ? DataReduction.OFF : mode, OpenFrame.dataReduction(OpenFrame.flags(mode)));
+      }
+    }
+    assertEquals(0x0600, OpenFrame.flags(new DataReduction(Compression.ZSTD, true)));
   }
 
   @Test

@@ -1,0 +1,125 @@
+package io.tcpopt.servicenode.session;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.tcpopt.common.policy.DataReduction;
+import io.tcpopt.reduction.PeerReduction;
+import io.tcpopt.reduction.StreamDecoder;
+import io.tcpopt.reduction.StreamEncoder;
+
+/**
+ * One stream's data reduction, a byte transform beside the stream's framing: the LAN bytes the
+ * bridge writes go through a {@link StreamEncoder} and leave as encoded DATA (one segment per
+ * frame, counted against the window by its decoded length); encoded DATA from the peer, in the
+ * stream's order, goes through a {@link StreamDecoder} back to LAN bytes. Confined to the stream's
+ * event loop except for the decoder's wakeup.
+ */
+final class StreamReduction {
+  private final DataReduction mode;
+  private final StreamEncoder encoder;
+  private final StreamDecoder decoder;
+  /** LAN bytes written to the encoder and not yet in a segment that left: they still hold credit. */
+  private long unsent;
+  private boolean encoderDone;
+
+  StreamReduction(PeerReduction peer, DataReduction mode, int maxSegmentBytes, Runnable decoderWakeup) {
+    this.mode = mode;
+    this.encoder = peer.openEncoder(mode, maxSegmentBytes);
+    this.decoder = peer.openDecoder(decoderWakeup);
+  }
+
+  DataReduction mode() {
+    return mode;
+  }
+
+  /** LAN bytes the encoder holds that no segment carries yet. */
+  long unsent() {
+    return unsent;
+  }
+
+  // ---- towards the peer -----------------------------------------------------------------------
+
+  /** Takes the bridge's bytes (released here). */
+  void write(ByteBuf lan) {
+    try {
+      int n = lan.readableBytes();
+      if (lan.hasArray()) {
+        encoder.write(lan.array(), lan.arrayOffset() + lan.readerIndex(), n);
+      } else {
+        encoder.write(ByteBufUtil.getBytes(lan), 0, n);
+      }
+      unsent += n;
+    } finally {
+      lan.release();
+    }
+  }
+
+  void flush() {
+    if (!encoderDone) {
+      encoder.flush();
+    }
+  }
+
+  /** The leg's FIN: the last chunk ends; after {@link #send} the encoder is done (its chunks taken as delivered). */
+  void finish() {
+    if (!encoderDone) {
+      encoder.finish();
+    }
+  }
+
+  /** Sends every ready segment on {@code stream}; returns the WAN bytes sent. */
+  long send(MuxStream stream) {
+    long wan = 0;
+    for (byte[] segment; (segment = encoder.poll()) != null; ) {
+      int decoded = StreamDecoder.decodedLength(segment);
+      unsent -= decoded;
+      wan += segment.length;
+      stream.writeEncoded(Unpooled.wrappedBuffer(segment), decoded);
+    }
+    return wan;
+  }
+
+  /** The peer returned credit: it decoded that many more bytes of this stream. */
+  void acknowledged(int increment) {
+    if (!encoderDone) {
+      encoder.acknowledged(increment);
+    }
+  }
+
+  /** The stream's sending side is over: {@code clean} after an END_STREAM, false on a reset. */
+  void closeEncoder(boolean clean) {
+    if (!encoderDone) {
+      encoderDone = true;
+      encoder.close(clean);
+    }
+  }
+
+  // ---- from the peer --------------------------------------------------------------------------
+
+  /** An encoded DATA payload (released here). Malformed: {@link io.tcpopt.reduction.ReductionException}. */
+  void offer(ByteBuf segment) {
+    try {
+      decoder.offer(ByteBufUtil.getBytes(segment));
+    } finally {
+      segment.release();
+    }
+  }
+
+  /** The next decoded bytes in order, or null (none yet, or waiting for chunks requested from the peer). */
+  ByteBuf poll() {
+    byte[] b = decoder.poll();
+    return b == null ? null : Unpooled.wrappedBuffer(b);
+  }
+
+  /** Whether decoded bytes wait behind a chunk requested from the peer. */
+  boolean waiting() {
+    return decoder.waiting();
+  }
+
+  /** The stream is over (or reset): nothing more is decoded or sent. */
+  void close(boolean clean) {
+    closeEncoder(clean);
+    decoder.close();
+  }
+}

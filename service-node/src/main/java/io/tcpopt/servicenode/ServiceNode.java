@@ -271,6 +271,11 @@ public final class ServiceNode implements AutoCloseable {
     return errors;
   }
 
+  /** The node's data reduction (chunk cache, per-peer state and figures). */
+  public WanReduction reduction() {
+    return reduction;
+  }
+
   /** Active flows and the bounded closed-flow history. */
   public FlowTableSnapshot flows() {
     return flows.snapshot();

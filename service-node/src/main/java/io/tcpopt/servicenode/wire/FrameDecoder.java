@@ -86,7 +86,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
     }
     long fixed;
     switch (type) {
-      case FrameType.HELLO: fixed = 38; break;
+      case FrameType.HELLO: fixed = 22; break;
       case FrameType.OPEN: fixed = OpenFrame.fixedLength(4); break;
       case FrameType.WINDOW_UPDATE: fixed = 4; break;
       case FrameType.RST_STREAM: fixed = 6; break;
@@ -182,11 +182,13 @@ final class FrameDecoder extends ByteToMessageDecoder {
     }
     String name = readName(p, "name");
     String site = readName(p, "site");
-    if (p.readableBytes() < 16) {
-      throw error(WireCodes.GOAWAY_FRAME_SIZE, "HELLO truncated before the cache fields");
+    // The cache fields are optional: a HELLO that ends after the site announces no cache.
+    long cacheEpoch = 0;
+    long cacheCapacity = 0;
+    if (p.readableBytes() >= 16) {
+      cacheEpoch = p.readLong();
+      cacheCapacity = p.readLong();
     }
-    long cacheEpoch = p.readLong();
-    long cacheCapacity = p.readLong();
     if (cacheCapacity < 0 || (cacheCapacity == 0) != (cacheEpoch == 0)) {
       throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "HELLO cache epoch " + Long.toUnsignedString(cacheEpoch, 16) + " with capacity "
           + Long.toUnsignedString(cacheCapacity) + " (both 0, or both set)");

@@ -60,7 +60,9 @@ final class FrameEncoder extends MessageToMessageEncoder<Frame> {
       buf.writeInt(h.maxFrameSize()).writeInt(h.initialStreamWindow()).writeInt(h.maxStreams());
       writeName(buf, h.name());
       writeName(buf, h.site());
-      buf.writeLong(h.cacheEpoch()).writeLong(h.cacheCapacity());
+      if (h.cacheCapacity() != 0) { // without a cache the fields are left out (a version-1 HELLO)
+        buf.writeLong(h.cacheEpoch()).writeLong(h.cacheCapacity());
+      }
     } else if (frame instanceof WindowUpdateFrame) {
       type = FrameType.WINDOW_UPDATE;
       buf.writeInt(((WindowUpdateFrame) frame).increment());

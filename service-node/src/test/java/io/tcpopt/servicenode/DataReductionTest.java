@@ -34,6 +34,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -44,6 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * either node in the middle of a transfer (the interrupted transfer delivers an exact prefix, the
  * caches resynchronise by epoch, later transfers are exact).
  */
+@Timeout(180)
 class DataReductionTest {
   private static final DataReduction DEDUP_ZSTD = new DataReduction(Compression.ZSTD, true);
   private static final DataReduction ZSTD = new DataReduction(Compression.ZSTD, false);

@@ -217,6 +217,11 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
   private void send(ByteBuf data) {
     if (reduction != null) {
       reduction.write(data);
+      if (stream.sendCredit() <= reduction.unsent()) {
+        // The bytes the encoder holds use up the credit: flush them now, or the bridge would wait
+        // for credit that no WINDOW_UPDATE brings.
+        reduction.flush();
+      }
       wanBytesSent += reduction.send(stream);
       return;
     }

@@ -42,7 +42,8 @@ final class ReductionPair implements AutoCloseable {
   }
 
   private ServiceNode startDc(int port) {
-    String yaml = "service-node:\n  wan: { listen: 127.0.0.1:" + port + ", connections: " + connections + ", plaintext: true }\n";
+    String yaml = "service-node:\n  wan: { listen: 127.0.0.1:" + port + ", connections: " + connections + ", plaintext: true }\n"
+        + "  peers: [ { name: branch-1, site: branch } ]\n";
     return ServiceNode.start(TestNodes.config(yaml, "dc-1", "dc"), decider(), new SimpleMeterRegistry(), dcSettings);
   }
 

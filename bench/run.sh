@@ -26,7 +26,7 @@
 #          4 bulk streams (400 MB) run, 100 ms RTT: echo p50/p99 and the bulk's goodput
 #      9.4 fairness: FAIR_FLOWS (8) bulk flows for FAIR_SECONDS (15 s, first 3 s not counted),
 #          100 ms RTT: each flow's share of the total
-#      --issue9 also uses 600 transactions in 3 and a 10 s cap per small-window run in 2.
+#      --issue9 also uses 600 transactions in 3 and a 12 s cap per small-window run in 2.
 #      Mode "tcpopt-nolink" is tcpopt with no `link` block in the node configs; it runs
 #      NOLINK_ONLY (default 9.1,9.2) only.
 #
@@ -54,7 +54,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 wants() { [[ ",$only," == *",$1,"* ]] || { [[ "$1" =~ ^[1-3]$ ]] && [[ ",$only," == *",4,"* ]]; } ||
-  { [[ "$1" == 9.* ]] && [[ ",$only," == *",9,"* ]]; }; }
+  { [[ "$1" == 9.* ]] && [[ ",$only," == *",9,"* ]]; } || { [ "$1" = 9 ] && [[ ",$only," == *",9."* ]]; }; }
 NOLINK_ONLY="${NOLINK_ONLY:-9.1,9.2}"
 wants_for() { # wants_for MODE N: tcpopt-nolink runs only NOLINK_ONLY
   wants "$2" && { [ "$1" != tcpopt-nolink ] || [[ ",$NOLINK_ONLY," == *",$2,"* ]]; }
@@ -83,7 +83,7 @@ BULK9_BYTES=400M FAST_MBIT=600 FAST_RTT=100
 INTERACTIVE_RTT=100 INTERACTIVE_INTERVAL=0.05 INTERACTIVE_SIZE=1024
 FAIR_FLOWS="${FAIR_FLOWS:-8}" FAIR_OMIT=3 FAIR_RTT=100
 if [ "$issue9" -eq 1 ]; then
-  TX_REQUESTS="$TX_REQUESTS9" SW_CAP=10
+  TX_REQUESTS="$TX_REQUESTS9" SW_CAP=12
   [ "$quick" -eq 0 ] || SW_RUNS=2
 fi
 

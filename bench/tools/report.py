@@ -83,13 +83,21 @@ def bulk_section(folder, out):
     out.append("![throughput vs RTT](throughput-vs-rtt.png)\n")
 
 
-def chart(folder, rows, modes):
+def pyplot():
+    """matplotlib's pyplot without a display, or None (and a note) where it is missing."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        return plt
     except ImportError:
         print("report.py: matplotlib missing, no chart", file=sys.stderr)
+        return None
+
+
+def chart(folder, rows, modes):
+    plt = pyplot()
+    if plt is None:
         return
     losses = sorted({float(r["loss_pct"]) for r in rows})
     fig, axes = plt.subplots(1, len(losses), figsize=(6 * len(losses), 4.5), sharey=True, squeeze=False)
@@ -284,12 +292,8 @@ def issue9_section(folder, out):
 
 
 def issue9_chart(folder, rows, modes):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("report.py: matplotlib missing, no chart", file=sys.stderr)
+    plt = pyplot()
+    if plt is None:
         return
     base = [r for r in rows if float(r["link_mbit"]) == LINK_MBIT]
     fast = [r for r in rows if float(r["link_mbit"]) != LINK_MBIT]

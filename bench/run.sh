@@ -29,6 +29,9 @@
 #      --issue9 also uses 600 transactions in 3 and a 12 s cap per small-window run in 2.
 #      Mode "tcpopt-nolink" is tcpopt with no `link` block in the node configs; it runs
 #      NOLINK_ONLY (default 9.1,9.2) only.
+#  10  application profiles (issue 10; only with --only 10): OneConnect, 1500 x 256 KiB HTTP/1.1
+#      requests at concurrency 23 (direct, HAProxy http-reuse, tcpopt without and with reuse), and
+#      TLS page loads with and without dynamic record sizing (bench/experiments/profiles.sh)
 #
 # Every run is capped in time (a capped run reports the bytes it moved, marked "capped").
 # Results: bench/results/<UTC date>/ (CSV, results.md, throughput-vs-rtt.png, logs/).
@@ -49,7 +52,7 @@ while [ $# -gt 0 ]; do
     --only) only="$2"; shift 2 ;;
     --modes) modes="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
     *) fail "unknown option $1 (see --help)" ;;
   esac
 done
@@ -88,6 +91,7 @@ if [ "$issue9" -eq 1 ]; then
 fi
 
 . "$BENCH_DIR/experiments/flows.sh"
+. "$BENCH_DIR/experiments/profiles.sh"
 require_root
 command -v iperf3 >/dev/null || fail "needs iperf3"
 stamp="$(date -u +%Y-%m-%dT%H%MZ)"
@@ -650,6 +654,11 @@ fi
 if wants 6 || wants 7; then
   progress "[6, 7] many flows and flow rate"
   flows_experiments
+fi
+# ---- issue 10 (application profiles): not in the default set, run with --only 10
+if wants 10; then
+  progress "[10] application profiles: OneConnect, TLS termination"
+  profiles_experiments
 fi
 "$PYTHON" "$BENCH_DIR/tools/report.py" "$RESULTS"
 progress "report: $RESULTS/results.md"

@@ -11,6 +11,8 @@
 # through ./tcpopt, or `java -jar $TCPOPT_JAR` when TCPOPT_JAR is set; JAVA_OPTS is passed on.
 # `up` returns once the branch node listens and holds an established WAN session.
 # --no-link writes no `link` block (the node's defaults for an unknown link; issue 9).
+# TCPOPT_POLICY=FILE appends FILE (a `policy:` section) to both nodes' configs: each node decides
+# with it, the DC its server-side profiles (bench/experiments/profiles.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 REPO_DIR="$(cd "$BENCH_DIR/.." && pwd)"
@@ -124,6 +126,11 @@ service-node:
 $wan_common
   peers: [ { name: branch-1, site: branch } ]   # accepted, not dialled
 YAML
+  if [ -n "${TCPOPT_POLICY:-}" ]; then
+    [ -f "$TCPOPT_POLICY" ] || fail "TCPOPT_POLICY=$TCPOPT_POLICY does not exist"
+    cat "$TCPOPT_POLICY" >> "$dir/branch.yaml"
+    cat "$TCPOPT_POLICY" >> "$dir/dc.yaml"
+  fi
 }
 
 start_node() { # start_node NAME NS

@@ -116,20 +116,37 @@ public final class FlowsCommand extends OperatorCommand {
       return;
     }
     PrintStream out = context.out();
-    Table table = closed
-        ? new Table("flow", "vpn", "source", "destination", "node", "services", "state", "client→", "←server", "duration", "reason")
-        : new Table("flow", "vpn", "source", "destination", "node", "services", "state", "client→", "←server", "rate", "wan rtt");
+    // A last column for the application profiles' figures, only when a flow has some.
+    boolean details = flows.stream().anyMatch(f -> !details(f).isEmpty());
+    List<String> headers = new ArrayList<>(closed
+        ? List.of("flow", "vpn", "source", "destination", "node", "services", "state", "client→", "←server", "duration", "reason")
+        : List.of("flow", "vpn", "source", "destination", "node", "services", "state", "client→", "←server", "rate", "wan rtt"));
+    if (details) {
+      headers.add("http reuse / tls");
+    }
+    Table table = new Table(headers.toArray(String[]::new));
     for (Views.Flow f : flows) {
       Object last1 = closed ? Units.duration(f.duration() == null ? Duration.ZERO : f.duration()) : Units.bitsPerSecond(f.rateBitsPerSecond());
       Object last2 = closed ? f.reason() : Units.micros(f.wanRttMicros());
-      table.row(f.id(), f.vpn(), f.source(), f.destination(), f.node(), f.services(), f.state().toLowerCase(Locale.ROOT),
-          Units.bytes(f.bytesFromClient()), Units.bytes(f.bytesToClient()), last1, last2);
+      List<Object> cells = new ArrayList<>(java.util.Arrays.asList(f.id(), f.vpn(), f.source(), f.destination(), f.node(), f.services(),
+          f.state().toLowerCase(Locale.ROOT), Units.bytes(f.bytesFromClient()), Units.bytes(f.bytesToClient()), last1, last2));
+      if (details) {
+        cells.add(details(f));
+      }
+      table.row(cells.toArray());
     }
     if (table.isEmpty() && !watching) {
       out.println(closed ? "no closed flows" : "no active flows");
       return;
     }
     table.print(out);
+  }
+
+  /** The flow's http-reuse and TLS figures on one line, or "". */
+  private static String details(Views.Flow f) {
+    String reuse = f.httpReuse() == null ? "" : f.httpReuse();
+    String tls = f.tls() == null ? "" : f.tls();
+    return reuse.isEmpty() || tls.isEmpty() ? reuse + tls : reuse + "; " + tls;
   }
 
   static Map<String, Object> toJson(Views.Flow f) {
@@ -150,6 +167,8 @@ public final class FlowsCommand extends OperatorCommand {
     json.put("durationMillis", f.duration() == null ? null : f.duration().toMillis());
     json.put("reason", f.reason() == null || f.reason().isEmpty() ? null : f.reason());
     json.put("peer", f.peer() == null || f.peer().isEmpty() ? null : f.peer());
+    json.put("httpReuse", f.httpReuse() == null || f.httpReuse().isEmpty() ? null : f.httpReuse());
+    json.put("tls", f.tls() == null || f.tls().isEmpty() ? null : f.tls());
     return json;
   }
 }

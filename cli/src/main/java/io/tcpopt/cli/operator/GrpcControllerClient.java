@@ -210,7 +210,7 @@ final class GrpcControllerClient implements ControllerClient {
           String.join(",", f.getServicesList()), flowState(f.getState()), f.getBytesClientToServer(), f.getBytesServerToClient(),
           f.getRateBitsPerSecond(), f.getWanRttMicros(),
           f.getStartedUnixMillis() == 0 ? null : Instant.ofEpochMilli(f.getStartedUnixMillis()),
-          Duration.ofMillis(f.getDurationMillis()), f.getReason(), f.getPeer()));
+          Duration.ofMillis(f.getDurationMillis()), f.getReason(), f.getPeer(), f.getHttpReuse(), f.getTls()));
     }
     return out;
   }

@@ -52,7 +52,12 @@ public final class Views {
       long flowCapacity,
       Instant lastHeartbeat) {}
 
-  /** One flow; {@code peer} is the far service node of an optimized flow, else empty. */
+  /**
+   * One flow; {@code peer} is the far service node of an optimized flow, else empty; {@code
+   * httpReuse} (at the far node: requests, reused, the server connection that served the last
+   * one) and {@code tls} (at the intercepting node: the terminated TLS and its record sizes) are
+   * empty unless the flow's action has such a profile.
+   */
   public record Flow(
       String id,
       int vpn,
@@ -69,7 +74,9 @@ public final class Views {
       Instant opened,
       Duration duration,
       String reason,
-      String peer) {}
+      String peer,
+      String httpReuse,
+      String tls) {}
 
   public record PolicyVersion(long version, String name, String yaml, Instant appliedAt) {}
 

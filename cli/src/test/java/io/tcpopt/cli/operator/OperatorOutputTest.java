@@ -51,6 +51,11 @@ class OperatorOutputTest {
     assertEquals(column, lines.get(1).indexOf("198.19.1.2:5201"));
     assertEquals(column, lines.get(2).indexOf("198.19.1.9:80"));
     assertTrue(lines.get(1).contains("64MiB") && lines.get(1).contains("250Mbit/s") && lines.get(1).contains("200ms"), lines.get(1));
+    // The http-reuse figures: which server connection served the flow, how many requests.
+    assertTrue(lines.get(0).endsWith("HTTP REUSE / TLS"), lines.get(0));
+    assertEquals(lines.get(0).indexOf("HTTP REUSE"), lines.get(2).indexOf("3 requests, 2 reused, last on #12 198.19.1.1:40112->198.19.1.9:80"));
+    CliRun json = run("flows", "-o", "json");
+    assertTrue(json.out().contains("\"httpReuse\": \"3 requests, 2 reused, last on #12"), json.out());
   }
 
   @Test

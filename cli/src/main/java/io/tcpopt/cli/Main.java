@@ -4,10 +4,12 @@ import io.grpc.StatusRuntimeException;
 import io.tcpopt.cli.demo.DemoCommand;
 import io.tcpopt.cli.node.CertsCommand;
 import io.tcpopt.cli.node.RunCommand;
+import io.tcpopt.cli.operator.DrainCommand;
 import io.tcpopt.cli.operator.FlowsCommand;
 import io.tcpopt.cli.operator.NodesCommand;
 import io.tcpopt.cli.operator.PolicyCommand;
 import io.tcpopt.cli.operator.StatusCommand;
+import io.tcpopt.cli.operator.UndrainCommand;
 import io.tcpopt.cli.top.TopCommand;
 import io.tcpopt.common.config.ConfigException;
 import io.tcpopt.common.policy.PolicyException;
@@ -38,6 +40,8 @@ import picocli.CommandLine.Model.OptionSpec;
       StatusCommand.class,
       FlowsCommand.class,
       NodesCommand.class,
+      DrainCommand.class,
+      UndrainCommand.class,
       TopCommand.class,
       PolicyCommand.class,
       CertsCommand.class,

@@ -18,6 +18,7 @@ import io.tcpopt.controller.distribution.Candidate;
 import io.tcpopt.controller.distribution.FlowDispatcher;
 import io.tcpopt.controller.distribution.FlowDistributor;
 import io.tcpopt.controller.handoff.HandoffForwarder;
+import io.tcpopt.controller.membership.DrainOrder;
 import io.tcpopt.controller.membership.NodeRecord;
 import io.tcpopt.controller.membership.NodeRegistry;
 import io.tcpopt.controller.membership.NodeRole;
@@ -201,8 +202,13 @@ public final class Controller implements AutoCloseable {
             config.listen().getHostString() + ":" + config.listen().getPort(), "", 0, config.nodeName());
       }
       LocalServiceNode local = localNode;
-      if (local != null && !nodes.heartbeat(local.name(), local.activeFlows(), version, config.nodeName())) {
-        registerLocal(local);
+      if (local != null) {
+        NodeRegistry.Heartbeat beat = nodes.heartbeat(local.name(), local.activeFlows(), version, local.draining(), config.nodeName());
+        if (!beat.known()) {
+          registerLocal(local);
+        } else if (beat.order() != DrainOrder.NONE) {
+          local.drain(beat.order() == DrainOrder.DRAIN);
+        }
       }
     } catch (RuntimeException e) {
       log.debug("controller heartbeat failed: {}", e.toString());

@@ -43,6 +43,14 @@ public interface LocalServiceNode {
     return List.of();
   }
 
+  /** Whether it takes no new flows ({@code tcpopt drain}); cleared by a restart. */
+  default boolean draining() {
+    return false;
+  }
+
+  /** Starts ({@code true}) or ends a drain: new flows pass through, the flows it holds go on. */
+  default void drain(boolean on) {}
+
   /**
    * Installs the dispatcher that decides new flows. Called when attached and again after every
    * policy activation; the dispatcher always reads the currently active policy, and keeps the last

@@ -21,6 +21,7 @@ import io.tcpopt.servicenode.flow.FlowTable;
 import io.tcpopt.servicenode.flow.FlowTableSnapshot;
 import io.tcpopt.servicenode.intercept.HandoffListener;
 import io.tcpopt.servicenode.intercept.InterceptListener;
+import io.tcpopt.servicenode.intercept.transparent.TproxyException;
 import io.tcpopt.servicenode.intercept.transparent.TproxyRules;
 import io.tcpopt.servicenode.leg.LegOptions;
 import io.tcpopt.servicenode.reduction.WanReduction;
@@ -274,6 +275,30 @@ public final class ServiceNode implements AutoCloseable {
   /** The node's data reduction (chunk cache, per-peer state and figures). */
   public WanReduction reduction() {
     return reduction;
+  }
+
+  /**
+   * Starts ({@code true}) or ends a drain. Draining, the node optimizes no new flow: transparent
+   * interception is suspended in the kernel, so new connections go direct as if the node were not
+   * there (and stay direct, surviving the node's restart); a flow that still reaches it (an explicit
+   * listener, a handoff, one diverted before the suspension) passes through with reason "node
+   * draining". Flows it holds go on; streams its peers open are still carried. Cleared by a
+   * restart. If the kernel refuses to suspend interception, new flows pass through here instead.
+   */
+  public void drain(boolean on) {
+    admission.draining(on);
+    for (TproxyRules r : rules) {
+      try {
+        r.interception(!on);
+      } catch (TproxyException e) {
+        log.warn("{}; new flows pass through this node instead", e.getMessage());
+      }
+    }
+    log.info("node {} {}", config.nodeName(), on ? "draining: new flows pass through, " + flows.activeCount() + " flow(s) held" : "undrained");
+  }
+
+  public boolean draining() {
+    return admission.draining();
   }
 
   /** Active flows and the bounded closed-flow history. */

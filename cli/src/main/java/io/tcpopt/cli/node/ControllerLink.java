@@ -62,6 +62,7 @@ final class ControllerLink implements AutoCloseable {
     this.agent = NodeAgent.start(channels, Optional.empty(), registration,
         () -> heartbeat(view), policy -> install(policy, node, registry),
         peers -> node.registeredPeers(peers.stream().map(p -> new TrustedPeer(p.getName(), p.getSite())).toList()), Duration.ofSeconds(30));
+    agent.onDrain(node::drain);
   }
 
   /**
@@ -115,6 +116,7 @@ final class ControllerLink implements AutoCloseable {
         .setActiveFlows(active)
         .setLoadPercent(view.flowCapacity() == 0 ? 0 : active * 100.0 / view.flowCapacity())
         .setPolicyVersion(policyVersion)
+        .setDraining(view.draining())
         .addAllSessions(view.sessions())
         .addAllFlows(flows.size() > MAX_REPORTED_FLOWS ? flows.subList(0, MAX_REPORTED_FLOWS) : flows)
         .build();

@@ -60,6 +60,16 @@ final class IntegratedServiceNode implements LocalServiceNode {
   }
 
   @Override
+  public boolean draining() {
+    return node.draining();
+  }
+
+  @Override
+  public void drain(boolean on) {
+    node.drain(on);
+  }
+
+  @Override
   public List<Flow> flows(boolean closed) {
     List<FlowRecord> records = closed ? node.flows().closed() : node.flows().active();
     List<Flow> out = new ArrayList<>(records.size());

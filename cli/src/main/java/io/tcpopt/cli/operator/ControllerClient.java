@@ -14,6 +14,12 @@ public interface ControllerClient extends AutoCloseable {
 
   List<Views.Flow> flows(boolean closed);
 
+  /**
+   * Orders a drain of {@code node} (or its end, {@code undrain}); returns the node as of its last
+   * heartbeat (its {@code draining} turns true once the order reached it).
+   */
+  Views.Node drain(String node, boolean undrain);
+
   /** Validates and activates a policy unconditionally; returns the new active version. */
   default Views.PolicyVersion applyPolicy(String yaml, String sourceName) {
     return applyPolicy(yaml, sourceName, 0);

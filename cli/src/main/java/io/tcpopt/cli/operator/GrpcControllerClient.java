@@ -31,6 +31,9 @@ import io.tcpopt.proto.v1.NodeInfo;
 import io.tcpopt.proto.v1.NodesRequest;
 import io.tcpopt.proto.v1.NodesResponse;
 import io.tcpopt.proto.v1.PeerSession;
+import io.tcpopt.proto.v1.DrainRequest;
+import io.tcpopt.proto.v1.DrainResponse;
+import io.tcpopt.proto.v1.NodeControlServiceGrpc;
 import io.tcpopt.proto.v1.PolicyServiceGrpc;
 import io.tcpopt.proto.v1.PolicyVersionInfo;
 import io.tcpopt.proto.v1.PolicyViolation;
@@ -65,6 +68,7 @@ final class GrpcControllerClient implements ControllerClient {
   private final ManagedChannel channel;
   private final StatusServiceGrpc.StatusServiceBlockingStub status;
   private final PolicyServiceGrpc.PolicyServiceBlockingStub policy;
+  private final NodeControlServiceGrpc.NodeControlServiceBlockingStub control;
 
   private GrpcControllerClient(ControllerTarget target) {
     this.target = target;
@@ -72,6 +76,7 @@ final class GrpcControllerClient implements ControllerClient {
     Channel calls = target.token() == null ? channel : ClientInterceptors.intercept(channel, bearer(target.token()));
     this.status = StatusServiceGrpc.newBlockingStub(calls).withInterceptors(deadline());
     this.policy = PolicyServiceGrpc.newBlockingStub(calls).withInterceptors(deadline());
+    this.control = NodeControlServiceGrpc.newBlockingStub(calls).withInterceptors(deadline());
   }
 
   private static ChannelCredentials credentials(ControllerTarget target) {
@@ -168,7 +173,7 @@ final class GrpcControllerClient implements ControllerClient {
     for (GroupStatus g : r.getGroupsList()) {
       List<Views.Member> members = new ArrayList<>();
       for (NodeInfo n : g.getMembersList()) {
-        members.add(new Views.Member(n.getName(), n.getHealth() == Health.RUNNING, n.getLoadPercent()));
+        members.add(new Views.Member(n.getName(), n.getHealth() == Health.RUNNING, n.getLoadPercent(), n.getDraining()));
       }
       groups.add(new Views.Group(g.getName(), g.getSite(), members));
     }
@@ -189,16 +194,26 @@ final class GrpcControllerClient implements ControllerClient {
     NodesResponse r = call(() -> status.nodes(NodesRequest.getDefaultInstance()));
     List<Views.Node> out = new ArrayList<>();
     for (NodeInfo n : r.getNodesList()) {
-      List<String> roles = switch (n.getRole()) {
-        case "integrated" -> List.of("controller", "service-node");
-        case "" -> List.of();
-        default -> List.of(n.getRole());
-      };
-      String state = n.getHealthReason().isEmpty() ? health(n.getHealth()) : health(n.getHealth()) + " (" + n.getHealthReason() + ")";
-      out.add(new Views.Node(n.getName(), n.getSite(), roles, n.getAddress(), state, n.getLoadPercent(), n.getActiveFlows(),
-          n.getFlowCapacity(), n.getLastHeartbeatUnixMillis() == 0 ? null : Instant.ofEpochMilli(n.getLastHeartbeatUnixMillis())));
+      out.add(node(n));
     }
     return out;
+  }
+
+  private static Views.Node node(NodeInfo n) {
+    List<String> roles = switch (n.getRole()) {
+      case "integrated" -> List.of("controller", "service-node");
+      case "" -> List.of();
+      default -> List.of(n.getRole());
+    };
+    String state = n.getHealthReason().isEmpty() ? health(n.getHealth()) : health(n.getHealth()) + " (" + n.getHealthReason() + ")";
+    return new Views.Node(n.getName(), n.getSite(), roles, n.getAddress(), state, n.getLoadPercent(), n.getActiveFlows(),
+        n.getFlowCapacity(), n.getLastHeartbeatUnixMillis() == 0 ? null : Instant.ofEpochMilli(n.getLastHeartbeatUnixMillis()), n.getDraining());
+  }
+
+  @Override
+  public Views.Node drain(String node, boolean undrain) {
+    DrainResponse r = call(() -> control.drain(DrainRequest.newBuilder().setNode(node).setUndrain(undrain).build()));
+    return node(r.getNode());
   }
 
   @Override

@@ -29,6 +29,7 @@ public final class NodesCommand extends OperatorCommand {
         node.put("roles", n.roles());
         node.put("address", n.address());
         node.put("state", n.state());
+        node.put("draining", n.draining());
         node.put("loadPercent", n.loadPercent());
         node.put("activeFlows", n.activeFlows());
         node.put("flowCapacity", n.flowCapacity());
@@ -46,7 +47,7 @@ public final class NodesCommand extends OperatorCommand {
     Instant now = Instant.now();
     for (Views.Node n : nodes) {
       String heartbeat = n.lastHeartbeat() == null ? null : Duration.between(n.lastHeartbeat(), now).toSeconds() + "s ago";
-      table.row(n.name(), n.site(), String.join(",", n.roles()), n.address(), n.state(),
+      table.row(n.name(), n.site(), String.join(",", n.roles()), n.address(), n.state() + (n.draining() ? ", draining" : ""),
           String.format("%.1f%%", n.loadPercent()), n.activeFlows() + "/" + n.flowCapacity(), heartbeat);
     }
     table.print(context.out());

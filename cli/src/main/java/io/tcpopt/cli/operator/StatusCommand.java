@@ -37,7 +37,8 @@ public final class StatusCommand extends OperatorCommand {
         groups.row(g.name(), g.site(), null, "no members", null);
       }
       for (Views.Member m : g.members()) {
-        groups.row(g.name(), g.site(), m.node(), m.healthy() ? "healthy" : "unhealthy", String.format("%.1f%%", m.loadPercent()));
+        groups.row(g.name(), g.site(), m.node(), (m.healthy() ? "healthy" : "unhealthy") + (m.draining() ? ", draining" : ""),
+            String.format("%.1f%%", m.loadPercent()));
       }
     }
     groups.print(out);
@@ -116,6 +117,7 @@ public final class StatusCommand extends OperatorCommand {
         member.put("node", m.node());
         member.put("healthy", m.healthy());
         member.put("loadPercent", m.loadPercent());
+        member.put("draining", m.draining());
         members.add(member);
       }
       group.put("members", members);

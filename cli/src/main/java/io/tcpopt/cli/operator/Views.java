@@ -27,7 +27,7 @@ public final class Views {
 
   public record Group(String name, String site, List<Member> members) {}
 
-  public record Member(String node, boolean healthy, double loadPercent) {}
+  public record Member(String node, boolean healthy, double loadPercent, boolean draining) {}
 
   /** One peer session as seen by one service node. */
   public record Session(
@@ -50,7 +50,8 @@ public final class Views {
       double loadPercent,
       long activeFlows,
       long flowCapacity,
-      Instant lastHeartbeat) {}
+      Instant lastHeartbeat,
+      boolean draining) {}
 
   /**
    * One flow; {@code peer} is the far service node of an optimized flow, else empty; {@code

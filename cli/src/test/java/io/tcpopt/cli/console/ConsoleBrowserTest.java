@@ -164,6 +164,17 @@ class ConsoleBrowserTest {
     String rows = browser.text("tbody");
     assertTrue(rows.lines().anyMatch(l -> l.startsWith("branch-1\t") && l.contains("RUNNING") && l.contains("/ 10000")), rows);
     shot("nodes");
+    // A drained node says so (tcpopt drain), and no longer once undrained.
+    String[] auth = {"--controller=" + demo.controller(), "--token=" + demo.token()};
+    assertEquals(0, io.tcpopt.cli.CliRun.run(io.tcpopt.cli.operator.ControllerConnector.grpc(), "drain", "branch-1", "--no-wait", auth[0], auth[1])
+        .exitCode());
+    browser.open(base + "/nodes");
+    assertTrue(browser.text("tbody").lines().anyMatch(l -> l.startsWith("branch-1\t") && l.contains("RUNNING") && l.contains(", draining")), browser.text("tbody"));
+    assertTrue(browser.text("main").contains("1 node(s) draining"), browser.text("main"));
+    assertEquals(0, io.tcpopt.cli.CliRun.run(io.tcpopt.cli.operator.ControllerConnector.grpc(), "undrain", "branch-1", auth[0], auth[1])
+        .exitCode());
+    browser.open(base + "/nodes");
+    assertFalse(browser.text("main").contains("draining"), browser.text("main"));
   }
 
   @Test

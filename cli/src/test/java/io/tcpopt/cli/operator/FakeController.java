@@ -11,6 +11,14 @@ final class FakeController implements ControllerClient {
   final List<Views.PolicyVersion> versions = new ArrayList<>();
   boolean closed;
 
+  @Override
+  public Views.Node drain(String node, boolean undrain) {
+    return nodes().stream().filter(n -> n.name().equals(node)).findFirst()
+        .map(n -> new Views.Node(n.name(), n.site(), n.roles(), n.address(), n.state(), n.loadPercent(), n.activeFlows(), n.flowCapacity(),
+            n.lastHeartbeat(), !undrain))
+        .orElseThrow(() -> new io.tcpopt.cli.CliException("no node named \"" + node + "\" is registered (see tcpopt nodes)"));
+  }
+
   FakeController() {
     versions.add(new Views.PolicyVersion(1, "first", "data-policy:\n  name: first\n  default-action: pass-through\n", Instant.EPOCH));
   }
@@ -23,7 +31,7 @@ final class FakeController implements ControllerClient {
   public Views.ClusterStatus status() {
     return new Views.ClusterStatus("DEGRADED", "1 of 2 sessions down", "127.0.0.1:7700", current().version(), current().name(),
         List.of("branch", "dc"),
-        List.of(new Views.Group("SNG-APPQOE", "branch", List.of(new Views.Member("branch-1", true, 12.5)))),
+        List.of(new Views.Group("SNG-APPQOE", "branch", List.of(new Views.Member("branch-1", true, 12.5, false)))),
         List.of(new Views.Session("branch-1", "dc-1", "dc", 3, 4, 1500, 42, 7, "bbr")),
         5, 10000, List.of(new Views.NodeFlows("branch-1", "branch", 5, 10000)));
   }
@@ -31,8 +39,8 @@ final class FakeController implements ControllerClient {
   @Override
   public List<Views.Node> nodes() {
     return List.of(
-        new Views.Node("branch-1", "branch", List.of("controller", "service-node"), "127.0.0.1:7800", "HEALTHY", 12.5, 5, 10000, Instant.now()),
-        new Views.Node("dc-1", "dc", List.of("service-node"), "127.0.0.1:7801", "HEALTHY", 0, 0, 10000, null));
+        new Views.Node("branch-1", "branch", List.of("controller", "service-node"), "127.0.0.1:7800", "HEALTHY", 12.5, 5, 10000, Instant.now(), false),
+        new Views.Node("dc-1", "dc", List.of("service-node"), "127.0.0.1:7801", "HEALTHY", 0, 0, 10000, null, false));
   }
 
   @Override

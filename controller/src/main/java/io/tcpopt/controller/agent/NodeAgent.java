@@ -7,6 +7,7 @@ import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
+import io.tcpopt.proto.v1.DrainCommand;
 import io.tcpopt.proto.v1.HeartbeatRequest;
 import io.tcpopt.proto.v1.HeartbeatResponse;
 import io.tcpopt.proto.v1.NodeInfo;
@@ -60,6 +61,7 @@ public final class NodeAgent implements AutoCloseable {
   private volatile boolean closed;
   private volatile boolean registered;
   private volatile Policy policy;
+  private volatile Consumer<Boolean> onDrain = on -> {};
   private volatile Duration heartbeatInterval = Duration.ofSeconds(1);
   private StreamObserver<HeartbeatRequest> beats;
   private ClientCallStreamObserver<WatchRequest> watch;
@@ -118,6 +120,11 @@ public final class NodeAgent implements AutoCloseable {
     agent.scheduler.execute(agent::register);
     agent.scheduler.execute(agent::watch);
     return agent;
+  }
+
+  /** What to do when an operator's drain ({@code true}) or undrain order arrives with a heartbeat's answer. */
+  public void onDrain(Consumer<Boolean> action) {
+    onDrain = action;
   }
 
   /** The last policy pushed by a controller, if any. */
@@ -197,6 +204,9 @@ public final class NodeAgent implements AutoCloseable {
     beats = stubs.get(current).heartbeat(new StreamObserver<HeartbeatResponse>() {
       @Override
       public void onNext(HeartbeatResponse ack) {
+        if (ack.getDrain() != DrainCommand.DRAIN_COMMAND_NONE && ack.getDrain() != DrainCommand.UNRECOGNIZED) {
+          onDrain.accept(ack.getDrain() == DrainCommand.DRAIN_COMMAND_DRAIN);
+        }
         if (!ack.getKnown() && registered) {
           registered = false;
           scheduler.execute(NodeAgent.this::reRegister);

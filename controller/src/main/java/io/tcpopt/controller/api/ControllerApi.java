@@ -20,7 +20,7 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * The three gRPC services of one controller, each behind the authentication interceptor. {@link
+ * The gRPC services of one controller, each behind the authentication interceptor. {@link
  * GrpcServer} serves them over the network; tests and the in-JVM demo can serve {@link #services()}
  * in-process. Parts of the controller that authenticate their callers themselves with the same
  * {@link #authenticator()} (the web console) call the very same service code through {@link
@@ -57,7 +57,8 @@ public final class ControllerApi implements AutoCloseable {
             new NodeGrpcService(c.controllerName(), c.policies(), c.nodes(), reports, c.heartbeatInterval(), c.clock())
                 .bindService(),
             new StatusGrpcService(c.controllerName(), c.site(), c.cluster(), c.policies(), c.nodes(), reports, c.localNode())
-                .bindService());
+                .bindService(),
+            new NodeControlGrpcService(c.nodes(), c.localNode()).bindService());
     this.services = unauthenticated.stream().map(s -> ServerInterceptors.intercept(s, auth)).toList();
   }
 

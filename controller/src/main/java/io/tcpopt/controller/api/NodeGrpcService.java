@@ -6,7 +6,9 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.tcpopt.controller.auth.Caller;
 import io.tcpopt.controller.membership.NodeRecord;
+import io.tcpopt.controller.membership.DrainOrder;
 import io.tcpopt.controller.membership.NodeRegistry;
+import io.tcpopt.proto.v1.DrainCommand;
 import io.tcpopt.controller.membership.NodeRole;
 import io.tcpopt.controller.policy.ActivePolicy;
 import io.tcpopt.controller.policy.PolicyStore;
@@ -106,17 +108,18 @@ final class NodeGrpcService extends NodeServiceGrpc.NodeServiceImplBase {
           out.onError(e);
           return;
         }
-        boolean known;
+        NodeRegistry.Heartbeat result;
         try {
-          known = nodes.heartbeat(beat.getName(), beat.getActiveFlows(), beat.getPolicyVersion(), controllerName);
+          result = nodes.heartbeat(beat.getName(), beat.getActiveFlows(), beat.getPolicyVersion(), beat.getDraining(), controllerName);
         } catch (RuntimeException e) {
           out.onError(Status.UNAVAILABLE.withDescription("membership store unavailable: " + e).asRuntimeException());
           return;
         }
-        if (known) {
+        if (result.known()) {
           reports.put(beat.getName(), beat.getSessionsList(), beat.getFlowsList(), clock.millis());
         }
-        out.onNext(HeartbeatResponse.newBuilder().setKnown(known).setActivePolicyVersion(activeVersion()).build());
+        out.onNext(HeartbeatResponse.newBuilder().setKnown(result.known()).setActivePolicyVersion(activeVersion())
+            .setDrain(command(result.order())).build());
       }
 
       @Override
@@ -129,6 +132,17 @@ final class NodeGrpcService extends NodeServiceGrpc.NodeServiceImplBase {
         out.onCompleted();
       }
     };
+  }
+
+  private static DrainCommand command(DrainOrder order) {
+    switch (order) {
+      case DRAIN:
+        return DrainCommand.DRAIN_COMMAND_DRAIN;
+      case UNDRAIN:
+        return DrainCommand.DRAIN_COMMAND_UNDRAIN;
+      default:
+        return DrainCommand.DRAIN_COMMAND_NONE;
+    }
   }
 
   @Override

@@ -171,10 +171,11 @@ final class StatusGrpcService extends StatusServiceGrpc.StatusServiceImplBase {
     return out;
   }
 
-  /** {@code r}, with the live flow count when it is the integrated node of this JVM (the registry lags a heartbeat). */
+  /** {@code r}, with the live flow count and drain state when it is the integrated node of this JVM (the registry lags a heartbeat). */
   private NodeRecord live(NodeRecord r) {
     Optional<LocalServiceNode> local = localNode.get();
-    return local.isPresent() && local.get().name().equals(r.name()) ? r.withActiveFlows(local.get().activeFlows()) : r;
+    return local.isPresent() && local.get().name().equals(r.name())
+        ? r.withActiveFlows(local.get().activeFlows()).withDraining(local.get().draining()) : r;
   }
 
   private List<PeerSession> sessions() {
@@ -289,6 +290,7 @@ final class StatusGrpcService extends StatusServiceGrpc.StatusServiceImplBase {
         .setHealthReason(healthy ? "heartbeating" : "no heartbeat for more than " + expiry.toMillis() + "ms")
         .setLastHeartbeatUnixMillis(r.lastHeartbeatMillis())
         .setPolicyVersion(r.policyVersion())
+        .setDraining(r.draining())
         .build();
   }
 }

@@ -6,7 +6,7 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Every registered node: role, site and group, addresses, health with its reason, load and flow
+ * Every registered node: role, site and group, addresses, health with its reason and drain state, load and flow
  * capacity, the policy version it enforces and when it last heartbeat. (Nodes have no drain state
  * yet; the column appears when the registry has one.)
  */
@@ -19,7 +19,8 @@ final class NodesPage {
     h.tableStart("Registered nodes: " + nodes.size(), "Node", "Site", "Role", "Group", "Address", "Health", "Load",
         "Flows (active / capacity)", "Policy version", "Last heartbeat");
     for (NodeInfo n : nodes) {
-      String health = OverviewPage.health(n.getHealth()) + (n.getHealthReason().isEmpty() ? "" : " (" + n.getHealthReason() + ")");
+      String health = OverviewPage.health(n.getHealth()) + (n.getHealthReason().isEmpty() ? "" : " (" + n.getHealthReason() + ")")
+          + (n.getDraining() ? ", draining" : "");
       boolean serves = n.getFlowCapacity() > 0;
       h.row(n.getName(), n.getSite(), n.getRole(), n.getGroup().isEmpty() ? (serves ? "any of its site" : "-") : n.getGroup(),
           n.getAddress() + (n.getHandoffAddress().isEmpty() ? "" : " (handoff " + n.getHandoffAddress() + ")"),
@@ -32,6 +33,11 @@ final class NodesPage {
     long down = nodes.stream().filter(n -> n.getHealth() != Health.RUNNING).count();
     if (down > 0) {
       h.raw("<p class=\"warning\" role=\"status\">").text(down + " node(s) without a recent heartbeat get no new flows.").raw("</p>");
+    }
+    long draining = nodes.stream().filter(NodeInfo::getDraining).count();
+    if (draining > 0) {
+      h.raw("<p class=\"warning\" role=\"status\">").text(draining + " node(s) draining (tcpopt drain): new flows pass through them; "
+          + "tcpopt undrain NODE or a restart ends it.").raw("</p>");
     }
     return h;
   }

@@ -2,6 +2,7 @@ package io.tcpopt.controller.membership;
 
 import com.hazelcast.nio.serialization.compact.CompactReader;
 import com.hazelcast.nio.serialization.compact.CompactSerializer;
+import com.hazelcast.nio.serialization.FieldKind;
 import com.hazelcast.nio.serialization.compact.CompactWriter;
 import java.util.List;
 
@@ -11,6 +12,10 @@ final class MembershipSerializers {
 
   static final List<CompactSerializer<?>> ALL = List.of(new Record(), new Heartbeat());
 
+  private static boolean optionalBoolean(CompactReader in, String field) {
+    return in.getFieldKind(field) == FieldKind.BOOLEAN && in.readBoolean(field);
+  }
+
   static final class Record implements CompactSerializer<NodeRecord> {
     @Override
     public NodeRecord read(CompactReader in) {
@@ -18,7 +23,12 @@ final class MembershipSerializers {
           in.readString("name"), in.readString("site"), in.readString("group"), NodeRole.valueOf(in.readString("role")),
           in.readString("address"), in.readString("handoffAddress"), in.readInt64("flowCapacity"), in.readInt64("activeFlows"),
           in.readInt64("policyVersion"), in.readInt64("registeredAtMillis"), in.readInt64("lastHeartbeatMillis"),
-          in.readString("controller"));
+          in.readString("controller"), optionalBoolean(in, "draining"), drainOrder(in));
+    }
+
+    /** Records written before drain existed lack its fields. */
+    private static DrainOrder drainOrder(CompactReader in) {
+      return in.getFieldKind("drainOrder") == FieldKind.STRING ? DrainOrder.valueOf(in.readString("drainOrder")) : DrainOrder.NONE;
     }
 
     @Override
@@ -35,6 +45,8 @@ final class MembershipSerializers {
       out.writeInt64("registeredAtMillis", r.registeredAtMillis());
       out.writeInt64("lastHeartbeatMillis", r.lastHeartbeatMillis());
       out.writeString("controller", r.controller());
+      out.writeBoolean("draining", r.draining());
+      out.writeString("drainOrder", r.drainOrder().name());
     }
 
     @Override
@@ -52,11 +64,12 @@ final class MembershipSerializers {
     @Override
     public NodeRegistry.Beat read(CompactReader in) {
       return new NodeRegistry.Beat(in.readInt64("activeFlows"), in.readInt64("policyVersion"), in.readInt64("atMillis"),
-          in.readString("controller"));
+          in.readString("controller"), optionalBoolean(in, "draining"));
     }
 
     @Override
     public void write(CompactWriter out, NodeRegistry.Beat b) {
+      out.writeBoolean("draining", b.draining);
       out.writeInt64("activeFlows", b.activeFlows);
       out.writeInt64("policyVersion", b.policyVersion);
       out.writeInt64("atMillis", b.atMillis);

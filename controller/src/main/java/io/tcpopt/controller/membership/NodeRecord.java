@@ -15,6 +15,9 @@ package io.tcpopt.controller.membership;
  * @param registeredAtMillis wall-clock registration time
  * @param lastHeartbeatMillis wall-clock time of the last heartbeat, stamped by the controller that received it
  * @param controller controller that received the last registration or heartbeat
+ * @param draining whether the node reported, at its last heartbeat, that it is draining
+ * @param drainOrder a drain or undrain an operator asked for, waiting for the node's next
+ *     heartbeat to carry it ({@link DrainOrder#NONE} once carried; a new registration clears it)
  */
 public record NodeRecord(
     String name,
@@ -28,12 +31,15 @@ public record NodeRecord(
     long policyVersion,
     long registeredAtMillis,
     long lastHeartbeatMillis,
-    String controller) {
+    String controller,
+    boolean draining,
+    DrainOrder drainOrder) {
 
   public NodeRecord {
     group = group == null ? "" : group;
     address = address == null ? "" : address;
     handoffAddress = handoffAddress == null ? "" : handoffAddress;
+    drainOrder = drainOrder == null ? DrainOrder.NONE : drainOrder;
   }
 
   /** Load as a percentage of capacity; 0 without capacity. */
@@ -45,11 +51,25 @@ public record NodeRecord(
   public NodeRecord withActiveFlows(long active) {
     return new NodeRecord(
         name, site, group, role, address, handoffAddress, flowCapacity, active, policyVersion, registeredAtMillis,
-        lastHeartbeatMillis, controller);
+        lastHeartbeatMillis, controller, draining, drainOrder);
   }
 
-  NodeRecord withHeartbeat(long active, long version, long atMillis, String by) {
+  NodeRecord withHeartbeat(long active, long version, long atMillis, String by, boolean nowDraining) {
     return new NodeRecord(
-        name, site, group, role, address, handoffAddress, flowCapacity, active, version, registeredAtMillis, atMillis, by);
+        name, site, group, role, address, handoffAddress, flowCapacity, active, version, registeredAtMillis, atMillis, by, nowDraining,
+        drainOrder);
+  }
+
+  /** This record with another drain state (e.g. the live state of the integrated node). */
+  public NodeRecord withDraining(boolean nowDraining) {
+    return new NodeRecord(
+        name, site, group, role, address, handoffAddress, flowCapacity, activeFlows, policyVersion, registeredAtMillis,
+        lastHeartbeatMillis, controller, nowDraining, drainOrder);
+  }
+
+  NodeRecord withDrainOrder(DrainOrder order) {
+    return new NodeRecord(
+        name, site, group, role, address, handoffAddress, flowCapacity, activeFlows, policyVersion, registeredAtMillis,
+        lastHeartbeatMillis, controller, draining, order);
   }
 }

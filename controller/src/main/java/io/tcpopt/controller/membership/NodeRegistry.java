@@ -107,7 +107,8 @@ public final class NodeRegistry implements AutoCloseable {
       String name, String site, String group, NodeRole role, String address, String handoffAddress,
       long flowCapacity, String controller) {
     long now = clock.millis();
-    NodeRecord record = new NodeRecord(name, site, group, role, address, handoffAddress, flowCapacity, 0, 0, now, now, controller);
+    NodeRecord record = new NodeRecord(name, site, group, role, address, handoffAddress, flowCapacity, 0, 0, now, now, controller, false,
+        DrainOrder.NONE);
     nodes.set(name, record);
     mirror.put(name, record);
     log.info("registered {} {} at site {} (group {}, capacity {}) via {}", role.label(), name, site,
@@ -116,16 +117,38 @@ public final class NodeRegistry implements AutoCloseable {
     return record;
   }
 
-  /** Records a heartbeat; false when the node is unknown (it must register again). */
+  /** Records a heartbeat of a node that serves no flows (a controller); false when unknown (it must register again). */
   public boolean heartbeat(String name, long activeFlows, long policyVersion, String controller) {
-    NodeRecord updated = nodes.executeOnKey(name, new Beat(activeFlows, policyVersion, clock.millis(), controller));
+    return heartbeat(name, activeFlows, policyVersion, false, controller).known();
+  }
+
+  /** What a heartbeat found: whether the node is known, and a drain order to carry to it. */
+  public record Heartbeat(boolean known, DrainOrder order) {
+    static final Heartbeat UNKNOWN = new Heartbeat(false, DrainOrder.NONE);
+  }
+
+  /**
+   * Records a heartbeat of a flow-serving node with its drain state, and takes the drain order
+   * waiting for it (if any): the caller carries it to the node.
+   */
+  public Heartbeat heartbeat(String name, long activeFlows, long policyVersion, boolean draining, String controller) {
+    NodeRecord updated = nodes.executeOnKey(name, new Beat(activeFlows, policyVersion, clock.millis(), controller, draining));
     if (updated == null) {
-      return false;
+      return Heartbeat.UNKNOWN;
     }
-    if (mirrorNewer(updated) == null) {
-      changed(); // it was unknown here: back to healthy
+    NodeRecord before = mirror.get(name);
+    if (mirrorNewer(updated.withDrainOrder(DrainOrder.NONE)) == null || before != null && before.draining() != updated.draining()) {
+      changed(); // it was unknown here (back to healthy), or its drain state changed
     }
-    return true;
+    return new Heartbeat(true, updated.drainOrder());
+  }
+
+  /**
+   * Leaves {@code order} for node {@code name}, carried to it with the answer to its next
+   * heartbeat; false when no such node is registered.
+   */
+  public boolean order(String name, DrainOrder order) {
+    return nodes.computeIfPresent(name, (k, r) -> r.withDrainOrder(order)) != null;
   }
 
   /** Removes a node at once (orderly shutdown). */
@@ -154,8 +177,10 @@ public final class NodeRegistry implements AutoCloseable {
     final long policyVersion;
     final long atMillis;
     final String controller;
+    final boolean draining;
 
-    Beat(long activeFlows, long policyVersion, long atMillis, String controller) {
+    Beat(long activeFlows, long policyVersion, long atMillis, String controller, boolean draining) {
+      this.draining = draining;
       this.activeFlows = activeFlows;
       this.policyVersion = policyVersion;
       this.atMillis = atMillis;
@@ -168,8 +193,8 @@ public final class NodeRegistry implements AutoCloseable {
       if (r == null) {
         return null;
       }
-      NodeRecord updated = r.withHeartbeat(activeFlows, policyVersion, Math.max(atMillis, r.lastHeartbeatMillis()), controller);
-      entry.setValue(updated);
+      NodeRecord updated = r.withHeartbeat(activeFlows, policyVersion, Math.max(atMillis, r.lastHeartbeatMillis()), controller, draining);
+      entry.setValue(updated.withDrainOrder(DrainOrder.NONE)); // the order is taken: the caller carries it
       return updated;
     }
   }
@@ -210,13 +235,14 @@ public final class NodeRegistry implements AutoCloseable {
   }
 
   /**
-   * Healthy flow-serving nodes at {@code site} that serve {@code group}: registered in it or in no
-   * group. This is what a controller of that site may hand flows to. Local memory read.
+   * Healthy flow-serving nodes at {@code site} that serve {@code group} (registered in it or in no
+   * group) and are not draining. This is what a controller of that site may hand new flows to.
+   * Local memory read.
    */
   public List<NodeRecord> healthyMembersAtSite(String group, String site) {
     List<NodeRecord> out = new ArrayList<>();
     for (NodeRecord r : mirror.values()) {
-      if (r.role().servesFlows() && isHealthy(r) && r.site().equals(site) && (r.group().isEmpty() || r.group().equals(group))) {
+      if (r.role().servesFlows() && isHealthy(r) && !r.draining() && r.site().equals(site) && (r.group().isEmpty() || r.group().equals(group))) {
         out.add(r);
       }
     }

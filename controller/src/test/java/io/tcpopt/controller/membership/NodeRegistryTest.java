@@ -52,6 +52,27 @@ class NodeRegistryTest {
   }
 
   @Test
+  void aDrainOrderRidesTheNextHeartbeatOnceAndTheNodesReportIsWhatShows() {
+    try (NodeRegistry nodes = registry()) {
+      nodes.register("dr-1", "branch", "", NodeRole.SERVICE_NODE, "198.18.0.1:7800", "", 1000, "ctl");
+      nodes.register("dr-2", "branch", "", NodeRole.SERVICE_NODE, "198.18.0.2:7800", "", 1000, "ctl");
+      assertFalse(nodes.order("nobody", DrainOrder.DRAIN), "unknown node");
+      assertTrue(nodes.order("dr-1", DrainOrder.DRAIN));
+      assertFalse(nodes.get("dr-1").orElseThrow().draining(), "draining only once the node says so");
+      assertEquals(new NodeRegistry.Heartbeat(true, DrainOrder.DRAIN), nodes.heartbeat("dr-1", 3, 1, false, "ctl"));
+      assertEquals(new NodeRegistry.Heartbeat(true, DrainOrder.NONE), nodes.heartbeat("dr-1", 3, 1, true, "ctl"), "carried once");
+      assertTrue(nodes.get("dr-1").orElseThrow().draining());
+      assertEquals(List.of("dr-2"), names(nodes.healthyMembersAtSite("SNG-BR", "branch").stream().filter(r -> r.name().startsWith("dr-")).toList()),
+          "a draining node is handed no new flows");
+      // A restart: the node registers again, undrained, and no stale order waits for it.
+      nodes.order("dr-1", DrainOrder.UNDRAIN);
+      nodes.register("dr-1", "branch", "", NodeRole.SERVICE_NODE, "198.18.0.1:7800", "", 1000, "ctl");
+      assertEquals(new NodeRegistry.Heartbeat(true, DrainOrder.NONE), nodes.heartbeat("dr-1", 0, 1, false, "ctl"));
+      assertFalse(nodes.get("dr-1").orElseThrow().draining());
+    }
+  }
+
+  @Test
   void aNodeThatMissesHeartbeatsGetsNoNewFlowsAndReturnsWhenItBeatsAgain() {
     try (NodeRegistry nodes = registry()) {
       for (String n : List.of("hb-1", "hb-2", "hb-3")) {

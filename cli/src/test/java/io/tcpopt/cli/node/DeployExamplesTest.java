@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tcpopt.common.config.ConfigTree;
 import io.tcpopt.common.policy.CompiledPolicy;
+import io.tcpopt.common.policy.DataReduction;
 import io.tcpopt.common.policy.FlowKey;
 import io.tcpopt.common.policy.PolicyDocument;
 import io.tcpopt.common.profile.LegProfiles;
@@ -88,6 +89,11 @@ class DeployExamplesTest {
     assertEquals(64, web.httpReuse().maxSize());
     assertNull(compiled.classify(key("198.18.1.2", "198.19.1.2", 5201)).profiles().httpReuse(), "reuse for port 8080 only");
     assertNull(compiled.classify(key("198.18.1.2", "198.19.1.3", 8080)).profiles().httpReuse(), "reuse for the testbed server only");
+    Path reduction = DEPLOY.resolve("examples/testbed/data-reduction.yaml");
+    CompiledPolicy reduced = CompiledPolicy.compile(PolicyDocument.parse(Files.readString(reduction), reduction.toString()));
+    assertEquals(new DataReduction(DataReduction.Compression.ZSTD, true), reduced.classify(key("198.18.1.2", "198.19.1.9", 443)).dataReduction(),
+        "every branch -> DC flow: zstd and deduplication");
+    assertEquals(DataReduction.OFF, reduced.classify(key("198.19.1.2", "198.18.1.2", 443)).dataReduction(), "DC -> branch passes through");
   }
 
   private static FlowKey key(String source, String destination, int port) throws Exception {

@@ -27,6 +27,10 @@
 #      9.4 fairness: FAIR_FLOWS (8) bulk flows for FAIR_SECONDS (15 s, first 3 s not counted),
 #          100 ms RTT: each flow's share of the total
 #      --issue9 also uses 600 transactions in 3 and a 12 s cap per small-window run in 2.
+#  11  issue 11, data reduction: 200 MB downloads at 250 Mbit/s, 100 ms RTT with the policy
+#      deploy/examples/testbed/data-reduction.yaml (zstd + deduplication) and without: a file twice,
+#      with 1% changed, a text/log/JSON corpus, fresh random data; WAN bytes, time, CPU s/GB
+#      (bench/experiments/reduction.sh; run alone: --only 11 --modes tcpopt)
 #      Mode "tcpopt-nolink" is tcpopt with no `link` block in the node configs; it runs
 #      NOLINK_ONLY (default 9.1,9.2) only.
 #  10  application profiles (issue 10; only with --only 10): OneConnect, 1500 x 256 KiB HTTP/1.1
@@ -52,7 +56,7 @@ while [ $# -gt 0 ]; do
     --only) only="$2"; shift 2 ;;
     --modes) modes="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,45p' "$0"; exit 0 ;;
     *) fail "unknown option $1 (see --help)" ;;
   esac
 done
@@ -92,6 +96,7 @@ fi
 
 . "$BENCH_DIR/experiments/flows.sh"
 . "$BENCH_DIR/experiments/profiles.sh"
+. "$BENCH_DIR/experiments/reduction.sh"
 require_root
 command -v iperf3 >/dev/null || fail "needs iperf3"
 stamp="$(date -u +%Y-%m-%dT%H%MZ)"
@@ -650,6 +655,10 @@ fi
 if wants 5; then
   progress "[5] efficiency on loopback"
   efficiency
+fi
+if wants 11; then
+  progress "[11] data reduction"
+  reduction_experiments
 fi
 if wants 6 || wants 7; then
   progress "[6, 7] many flows and flow rate"

@@ -1,0 +1,116 @@
+# Issue 11: data reduction on the testbed (sourced by bench/run.sh; benchmark 11, `--only 11`).
+#
+#   11 one tcpopt pair at 250 Mbit/s, 100 ms RTT, TLS; the client downloads 200 MB files from the
+#      server (bench/tools/fileserve.py), each checked by SHA-256:
+#      mode off (no data-reduction policy): a random file, a second random file, the corpus;
+#      mode on (deploy/examples/testbed/data-reduction.yaml: zstd + deduplication), fresh caches:
+#      random file A, A again, A with 1% changed (1 KiB runs at random places), the corpus
+#      (bench/tools/corpus.py --size 200M --seed 1), a random file never sent before.
+#      WAN bytes = bytes received on the branch's WAN interface during the transfer (IP, TCP and
+#      TLS overhead included); CPU = user+system seconds of both node processes during it.
+# Results: reduction.csv, reduction.png in the results folder.
+
+REDUCTION_MB="${REDUCTION_MB:-200}" REDUCTION_RTT=100 REDUCTION_PORT=8090
+
+reduction_files() { # the test files, made once per state directory
+  local d="$STATE_DIR/reduction"
+  mkdir -p "$d"
+  [ -s "$d/random-a.bin" ] || head -c "${REDUCTION_MB}M" /dev/urandom > "$d/random-a.bin"
+  [ -s "$d/random-b.bin" ] || head -c "${REDUCTION_MB}M" /dev/urandom > "$d/random-b.bin"
+  [ -s "$d/random-c.bin" ] || head -c "${REDUCTION_MB}M" /dev/urandom > "$d/random-c.bin"
+  [ -s "$d/corpus.bin" ] || "$PYTHON" "$BENCH_DIR/tools/corpus.py" --size "${REDUCTION_MB}M" --seed 1 --out "$d/corpus.bin"
+  [ -s "$d/edited.bin" ] || "$PYTHON" - "$d/random-a.bin" "$d/edited.bin" <<'PY'
+import random, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+r = random.Random(11)
+for _ in range(len(data) // 100 // 1024):      # 1% of the bytes, in 1 KiB runs at random places
+    at = r.randrange(len(data) - 1024)
+    data[at:at + 1024] = bytes(r.randrange(256) for _ in range(1024))
+open(sys.argv[2], "wb").write(data)
+PY
+  echo "$d"
+}
+
+wan_rx_bytes() { # bytes received on the branch's WAN interface so far
+  local ifc
+  ifc="$(ip -n "$NS_BRANCH" -o -4 addr show | awk -v ip="$BRANCH_WAN_IP/" 'index($4, ip) == 1 { print $2 }')"
+  ip netns exec "$NS_BRANCH" cat "/sys/class/net/$ifc/statistics/rx_bytes"
+}
+
+reduction_transfer() { # reduction_transfer MODE NAME FILE
+  local mode="$1" name="$2" file="$3" json rx0 rx1 cpu0 cpu1 expected
+  expected="$(sha256sum "$file" | cut -d' ' -f1)"
+  json="$RESULTS/logs/reduction-$mode-$name.json"
+  rx0="$(wan_rx_bytes)"; cpu0="$(cpu_seconds "${TCPOPT_PIDS[@]}")"
+  ip netns exec "$NS_CLIENT" timeout 300 "$PYTHON" "$BENCH_DIR/tools/fileserve.py" get --host "$SERVER_IP" --port "$REDUCTION_PORT" \
+    --name "$(basename "$file")" > "$json" 2> "$RESULTS/logs/reduction-$mode-$name.err" || true
+  rx1="$(wan_rx_bytes)"; cpu1="$(cpu_seconds "${TCPOPT_PIDS[@]}")"
+  local row
+  row="$("$PYTHON" - "$json" "$expected" "$rx0" "$rx1" "$cpu0" "$cpu1" <<'PY'
+import json, sys
+wan = int(sys.argv[4]) - int(sys.argv[3]); cpu = float(sys.argv[6]) - float(sys.argv[5])
+try:
+    r = json.load(open(sys.argv[1]))
+    ok = "ok" if r["sha256"] == sys.argv[2] else "sha256-mismatch"
+    lan, s = r["bytes"], r["seconds"]
+    print("%d,%d,%.2f,%.2f,%.1f,%.2f,%.2f,%s" % (lan, wan, 100.0 * wan / lan if lan else 0, s, lan * 8 / s / 1e6 if s else 0,
+                                                cpu, cpu / (lan / 1e9) if lan else 0, ok))
+except Exception as e:
+    print("0,%d,0,0,0,%.2f,0,failed" % (wan, cpu))
+PY
+)"
+  echo "$mode,$name,$row" >> "$RESULTS/reduction.csv"
+  progress "  $mode $name: $(cut -d, -f3 <<< "$row")% of the bytes on the WAN, $(cut -d, -f4 <<< "$row") s, $(cut -d, -f5 <<< "$row") Mbit/s, $(cut -d, -f7 <<< "$row") CPU s/GB, $(cut -d, -f8 <<< "$row")"
+}
+
+reduction_experiments() {
+  header reduction.csv "mode,transfer,lan_bytes,wan_bytes,wan_pct,seconds,mbit_s,cpu_s,cpu_s_per_gb,status"
+  local files mode policy
+  files="$(reduction_files)"
+  "$TESTBED_DIR/up.sh" --rtt "$REDUCTION_RTT" --rate "$LINK_MBIT" --loss 0 --queue 1000
+  spawn file-server "$NS_SERVER" "$PYTHON" "$BENCH_DIR/tools/fileserve.py" serve --bind "$SERVER_IP" --port "$REDUCTION_PORT" --dir "$files"
+  wait_listen "$NS_SERVER" "$REDUCTION_PORT" 10 || fail "file server did not start"
+  tcpopt_ready_launcher || fail "no tcpopt build"
+  for mode in off on; do
+    policy=()
+    [ "$mode" = off ] || policy=(--policy "$REPO_DIR/deploy/examples/testbed/data-reduction.yaml")
+    JAVA_OPTS="${TCPOPT_JAVA_OPTS:--Xmx2g}" "$TESTBED_DIR/tcpopt-nodes.sh" up --bandwidth "$LINK_MBIT" --rtt "$REDUCTION_RTT" "${policy[@]}" \
+      > "$RESULTS/logs/start-reduction-$mode.txt" 2>&1 || fail "tcpopt did not start ($mode): $(tail -2 "$RESULTS/logs/start-reduction-$mode.txt")"
+    TCPOPT_PIDS=($("$TESTBED_DIR/tcpopt-nodes.sh" pids)) TCPOPT_WHERE=()
+    progress "[11] data reduction $mode"
+    if [ "$mode" = off ]; then
+      reduction_transfer off random "$files/random-b.bin"
+      reduction_transfer off random-again "$files/random-b.bin"
+      reduction_transfer off corpus "$files/corpus.bin"
+    else
+      reduction_transfer on random "$files/random-a.bin"
+      reduction_transfer on random-again "$files/random-a.bin"
+      reduction_transfer on edited-1pct "$files/edited.bin"
+      reduction_transfer on corpus "$files/corpus.bin"
+      reduction_transfer on random-new "$files/random-c.bin"
+    fi
+    stop_tcpopt
+  done
+  stop file-server
+  "$TESTBED_DIR/down.sh"
+  "$PYTHON" - "$RESULTS" <<'PY'
+import csv, os, sys
+rows = list(csv.DictReader(open(os.path.join(sys.argv[1], "reduction.csv"))))
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    sys.exit(0)
+labels = ["%s\n%s" % (r["mode"], r["transfer"]) for r in rows]
+fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
+a.bar(labels, [float(r["wan_pct"]) for r in rows], color=["#999" if r["mode"] == "off" else "#2a7" for r in rows])
+a.set_ylabel("WAN bytes, % of the file"); a.set_title("bytes on the WAN (200 MB downloads)")
+b.bar(labels, [float(r["seconds"]) for r in rows], color=["#999" if r["mode"] == "off" else "#2a7" for r in rows])
+b.set_ylabel("seconds"); b.set_title("transfer time, 250 Mbit/s, 100 ms RTT")
+for ax in (a, b):
+    ax.tick_params(axis="x", labelsize=7)
+fig.tight_layout()
+fig.savefig(os.path.join(sys.argv[1], "reduction.png"), dpi=110)
+PY
+}

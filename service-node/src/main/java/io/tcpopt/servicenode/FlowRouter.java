@@ -220,6 +220,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     int openFlags = clientAddress.requests(site) ? OpenFrame.FLAG_TRANSPARENT_SOURCE : 0;
     WanStreamUpstream stream = WanStreamUpstream.open(connection, flow.id(), source, destination, openFlags, legs.openCoalescing(),
         verdict.dataReduction());
+    recordWanBytes(flow, stream);
     LegBridge.start(client.newSucceededFuture(), stream, flow.recorder(true), "client leg", tuning.idleTimeout());
   }
 
@@ -283,6 +284,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     FlowEntry flow = flows.open(FlowKind.OPTIMIZED, "carried for peer " + stream.peerName(), source, destination);
     flow.onClose(admitted.claim()::release);
     flow.carriedBy(stream.peerName(), figures(stream.connection()));
+    recordWanBytes(flow, stream);
     LegProfiles profiles = serverProfiles(source, destination);
     LegTuning tuning = profiles == null ? LegTuning.defaults(legs) : LegTuning.of(profiles.server(), legs);
     ServerSslProfile serverSsl = profiles == null ? null : profiles.serverSsl();
@@ -366,6 +368,11 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
       log.debug("policy failed for the server leg of {} -> {}, using lan defaults: {}", source, destination, e.toString());
       return null;
     }
+  }
+
+  /** The flow's WAN bytes (and data reduction) are its stream's. */
+  private static void recordWanBytes(FlowEntry flow, WanStreamUpstream stream) {
+    flow.wanBytes(stream::wanBytesSent, stream::wanBytesReceived, () -> stream.dataReduction().isOff() ? null : stream.dataReduction().toString());
   }
 
   private Supplier<WanFigures> figures(StreamMultiplexer connection) {

@@ -8,6 +8,7 @@ import io.tcpopt.proto.v1.Flow;
 import io.tcpopt.proto.v1.FlowState;
 import io.tcpopt.proto.v1.PeerSession;
 import io.tcpopt.servicenode.PeerSessionStatus;
+import io.tcpopt.servicenode.reduction.PeerReductionFigures;
 import io.tcpopt.servicenode.ServiceNode;
 import io.tcpopt.servicenode.flow.FlowKind;
 import io.tcpopt.servicenode.flow.FlowRecord;
@@ -17,7 +18,9 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The data plane's {@link ServiceNode} as the controller in the same JVM sees it (integrated mode):
@@ -117,6 +120,11 @@ final class IntegratedServiceNode implements LocalServiceNode {
     if (r.peer() != null) {
       f.setPeer(r.peer());
     }
+    f.setWanBytes(r.wanBytes()).setReductionPercent(r.reductionPercent());
+    if (r.dataReduction() != null) {
+      f.addServices("data-reduction");
+      f.setDataReduction(r.dataReduction());
+    }
     return f.build();
   }
 
@@ -157,8 +165,18 @@ final class IntegratedServiceNode implements LocalServiceNode {
   @Override
   public List<PeerSession> sessions() {
     List<PeerSession> out = new ArrayList<>();
+    Map<String, PeerReductionFigures> reduction = new HashMap<>();
+    for (PeerReductionFigures r : node.reduction().figures()) {
+      reduction.put(r.peer(), r);
+    }
     for (PeerSessionStatus s : node.sessions()) {
-      out.add(PeerSession.newBuilder()
+      PeerReductionFigures r = reduction.get(s.name());
+      PeerSession.Builder b = PeerSession.newBuilder();
+      if (r != null) {
+        b.setReductionLanBytes(r.lanBytes()).setReductionWanBytes(r.wanBytes()).setReductionPercent(r.reductionPercent())
+            .setCacheHitPercent(r.hitPercent()).setCacheBytes(r.cacheBytes()).setCacheCapacity(r.cacheCapacity());
+      }
+      out.add(b
           .setPeer(s.name())
           .setSite(s.site())
           .setConnectionsUp(s.connectionsUp())

@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -42,6 +43,9 @@ public final class FlowEntry {
   private volatile Supplier<TlsFigures> tls;
   private volatile HttpReuseFigures finalHttpReuse;
   private volatile TlsFigures finalTls;
+  private volatile LongSupplier wanSent;
+  private volatile LongSupplier wanReceived;
+  private volatile Supplier<String> dataReduction;
   private volatile Runnable onClose;
 
   FlowEntry(FlowTable table, long id, FlowKind kind, String reason, InetSocketAddress client, InetSocketAddress server) {
@@ -114,6 +118,16 @@ public final class FlowEntry {
   /** The flow's client leg is TLS this node terminates (a client-ssl profile); figures from {@code figures}. */
   public void tls(Supplier<TlsFigures> figures) {
     this.tls = figures;
+  }
+
+  /**
+   * The payload bytes the flow's stream sent and received over the WAN (after data reduction, if
+   * any: {@code dataReduction} names it, null when off), for the LAN/WAN comparison.
+   */
+  public void wanBytes(LongSupplier sent, LongSupplier received, Supplier<String> dataReduction) {
+    this.wanSent = sent;
+    this.wanReceived = received;
+    this.dataReduction = dataReduction;
   }
 
   /** Adds a note to the flow's reason, e.g. why a profile of its action could not be applied. */
@@ -210,7 +224,8 @@ public final class FlowEntry {
     TlsFigures t = done ? finalTls : tls == null ? null : tls.get();
     return new FlowRecord(id, kind, reason, state, client, server, peer, start, Instant.ofEpochMilli(lastActivityMillis), end,
         clientToServer.get(), serverToClient.get(), buffered.get(), peakBuffered.get(), w.rttMicros(), w.cwndSegments(), w.retransmits(), closeReason,
-        localLeg, reuse, t);
+        localLeg, reuse, t, wanSent == null ? -1 : wanSent.getAsLong(), wanReceived == null ? -1 : wanReceived.getAsLong(),
+        dataReduction == null ? null : dataReduction.get());
   }
 
   String describe() {

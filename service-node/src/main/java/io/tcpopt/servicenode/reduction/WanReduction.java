@@ -144,6 +144,17 @@ public final class WanReduction implements ReductionLink, AutoCloseable {
     return out;
   }
 
+  /** Per peer this node exchanged data reduction with: its figures (and the shared cache's). */
+  public List<PeerReductionFigures> figures() {
+    io.tcpopt.reduction.store.ChunkStore.Stats cache = engine.store().stats();
+    long cacheBytes = cache.memoryBytes() + cache.diskBytes();
+    List<PeerReductionFigures> out = new ArrayList<>();
+    for (PeerLink l : peers.values()) {
+      out.add(PeerReductionFigures.of(l.state.name(), l.state.stats().snapshot(), cacheBytes, engine.store().capacityBytes()));
+    }
+    return out;
+  }
+
   @Override
   public void close() {
     engine.close();

@@ -27,15 +27,15 @@
 #      9.4 fairness: FAIR_FLOWS (8) bulk flows for FAIR_SECONDS (15 s, first 3 s not counted),
 #          100 ms RTT: each flow's share of the total
 #      --issue9 also uses 600 transactions in 3 and a 12 s cap per small-window run in 2.
-#  11  issue 11, data reduction: 200 MB downloads at 250 Mbit/s, 100 ms RTT with the policy
-#      deploy/examples/testbed/data-reduction.yaml (zstd + deduplication) and without: a file twice,
-#      with 1% changed, a text/log/JSON corpus, fresh random data; WAN bytes, time, CPU s/GB
-#      (bench/experiments/reduction.sh; run alone: --only 11 --modes tcpopt)
 #      Mode "tcpopt-nolink" is tcpopt with no `link` block in the node configs; it runs
 #      NOLINK_ONLY (default 9.1,9.2) only.
 #  10  application profiles (issue 10; only with --only 10): OneConnect, 1500 x 256 KiB HTTP/1.1
 #      requests at concurrency 23 (direct, HAProxy http-reuse, tcpopt without and with reuse), and
 #      TLS page loads with and without dynamic record sizing (bench/experiments/profiles.sh)
+#  11  issue 11, data reduction: 200 MB downloads at 250 Mbit/s, 100 ms RTT with the policy
+#      deploy/examples/testbed/data-reduction.yaml (zstd + deduplication) and without: a file twice,
+#      with 1% changed, a text/log/JSON corpus, fresh random data; WAN bytes, time, CPU s/GB
+#      (bench/experiments/reduction.sh; run alone: --only 11 --modes tcpopt)
 #
 # Every run is capped in time (a capped run reports the bytes it moved, marked "capped").
 # Results: bench/results/<UTC date>/ (CSV, results.md, throughput-vs-rtt.png, logs/).

@@ -8,9 +8,13 @@
 #      (bench/tools/corpus.py --size 200M --seed 1), a random file never sent before.
 #      WAN bytes = bytes received on the branch's WAN interface during the transfer (IP, TCP and
 #      TLS overhead included); CPU = user+system seconds of both node processes during it.
+#      REDUCTION_WINDOW (default 32MiB) is both modes' wan.stream-window; REDUCTION_MB the file size.
 # Results: reduction.csv, reduction.png in the results folder.
 
 REDUCTION_MB="${REDUCTION_MB:-200}" REDUCTION_RTT=100 REDUCTION_PORT=8090
+# Both modes run with this stream window (empty: the node's default, the link's BDP): credit counts
+# LAN bytes, so a window of one BDP caps a reduced stream at the link rate however little crosses.
+REDUCTION_WINDOW="${REDUCTION_WINDOW-32MiB}"
 
 reduction_files() { # the test files, made once per state directory
   local d="$STATE_DIR/reduction"
@@ -74,7 +78,7 @@ reduction_experiments() {
   for mode in off on; do
     policy=()
     [ "$mode" = off ] || policy=(--policy "$REPO_DIR/deploy/examples/testbed/data-reduction.yaml")
-    JAVA_OPTS="${TCPOPT_JAVA_OPTS:--Xmx2g}" "$TESTBED_DIR/tcpopt-nodes.sh" up --bandwidth "$LINK_MBIT" --rtt "$REDUCTION_RTT" "${policy[@]}" \
+    TCPOPT_STREAM_WINDOW="$REDUCTION_WINDOW" JAVA_OPTS="${TCPOPT_JAVA_OPTS:--Xmx2g}" "$TESTBED_DIR/tcpopt-nodes.sh" up --bandwidth "$LINK_MBIT" --rtt "$REDUCTION_RTT" "${policy[@]}" \
       > "$RESULTS/logs/start-reduction-$mode.txt" 2>&1 || fail "tcpopt did not start ($mode): $(tail -2 "$RESULTS/logs/start-reduction-$mode.txt")"
     TCPOPT_PIDS=($("$TESTBED_DIR/tcpopt-nodes.sh" pids)) TCPOPT_WHERE=()
     progress "[11] data reduction $mode"

@@ -8,6 +8,7 @@ import io.tcpopt.common.policy.Verdict;
 import io.tcpopt.common.profile.LegProfiles;
 import io.tcpopt.servicenode.FlowDecider;
 import io.tcpopt.servicenode.PeerSessionStatus;
+import io.tcpopt.servicenode.reduction.PeerReductionFigures;
 import io.tcpopt.servicenode.ServiceNode;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -62,6 +63,19 @@ final class NodeMeters implements AutoCloseable {
         .description("congestion window summed over the connections to a peer (TCP_INFO)").register(registry);
     MultiGauge retransmits = MultiGauge.builder("tcpopt.session.retransmits")
         .description("retransmitted segments summed over the connections to a peer (TCP_INFO)").register(registry);
+    // Data reduction per peer (issue 11), labels peer only; the chunk cache is the node's.
+    MultiGauge reductionLan = MultiGauge.builder("tcpopt.reduction.lan").baseUnit("bytes")
+        .description("bytes the data-reduced streams with a peer moved on their LAN legs, both directions").register(registry);
+    MultiGauge reductionWan = MultiGauge.builder("tcpopt.reduction.wan").baseUnit("bytes")
+        .description("bytes those streams' segments took on the WAN, both directions").register(registry);
+    MultiGauge reductionRatio = MultiGauge.builder("tcpopt.reduction.ratio")
+        .description("share of the reduced streams' LAN bytes that did not cross the WAN").register(registry);
+    MultiGauge hitRatio = MultiGauge.builder("tcpopt.reduction.cache.hit.ratio")
+        .description("share of the chunks sent to a peer that went as references").register(registry);
+    io.micrometer.core.instrument.Gauge.builder("tcpopt.reduction.cache", node, n -> {
+      var c = n.reduction().engine().store().stats();
+      return c.memoryBytes() + c.diskBytes();
+    }).baseUnit("bytes").description("bytes the node's chunk cache holds (memory and disk)").register(registry);
     ScheduledExecutorService refresher = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "tcpopt-" + node.config().nodeName() + "-meters");
       t.setDaemon(true);
@@ -83,6 +97,21 @@ final class NodeMeters implements AutoCloseable {
           retransmitRows.add(MultiGauge.Row.of(tags, s.retransmits()));
         }
       }
+      List<MultiGauge.Row<?>> lanRows = new ArrayList<>();
+      List<MultiGauge.Row<?>> wanRows = new ArrayList<>();
+      List<MultiGauge.Row<?>> ratioRows = new ArrayList<>();
+      List<MultiGauge.Row<?>> hitRows = new ArrayList<>();
+      for (PeerReductionFigures f : node.reduction().figures()) {
+        Tags tags = Tags.of("peer", f.peer());
+        lanRows.add(MultiGauge.Row.of(tags, f.lanBytes()));
+        wanRows.add(MultiGauge.Row.of(tags, f.wanBytes()));
+        ratioRows.add(MultiGauge.Row.of(tags, f.reductionPercent() / 100));
+        hitRows.add(MultiGauge.Row.of(tags, f.hitPercent() / 100));
+      }
+      reductionLan.register(lanRows, true);
+      reductionWan.register(wanRows, true);
+      reductionRatio.register(ratioRows, true);
+      hitRatio.register(hitRows, true);
       rtt.register(rttRows, true);
       cwnd.register(cwndRows, true);
       retransmits.register(retransmitRows, true);

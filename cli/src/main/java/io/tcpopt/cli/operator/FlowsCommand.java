@@ -121,6 +121,11 @@ public final class FlowsCommand extends OperatorCommand {
     List<String> headers = new ArrayList<>(closed
         ? List.of("flow", "vpn", "source", "destination", "node", "services", "state", "client→", "←server", "duration", "reason")
         : List.of("flow", "vpn", "source", "destination", "node", "services", "state", "client→", "←server", "rate", "wan rtt"));
+    // LAN against WAN bytes (data reduction), only when a flow was carried over a session.
+    boolean wan = flows.stream().anyMatch(f -> f.wanBytes() >= 0);
+    if (wan) {
+      headers.addAll(List.of("lan", "wan", "reduction"));
+    }
     if (details) {
       headers.add("http reuse / tls");
     }
@@ -130,6 +135,12 @@ public final class FlowsCommand extends OperatorCommand {
       Object last2 = closed ? f.reason() : Units.micros(f.wanRttMicros());
       List<Object> cells = new ArrayList<>(java.util.Arrays.asList(f.id(), f.vpn(), f.source(), f.destination(), f.node(), f.services(),
           f.state().toLowerCase(Locale.ROOT), Units.bytes(f.bytesFromClient()), Units.bytes(f.bytesToClient()), last1, last2));
+      if (wan) {
+        boolean carried = f.wanBytes() >= 0;
+        cells.add(Units.bytes(f.bytesFromClient() + f.bytesToClient()));
+        cells.add(carried ? Units.bytes(f.wanBytes()) : "-");
+        cells.add(carried ? String.format(Locale.ROOT, "%.1f%%", f.reductionPercent()) : "-");
+      }
       if (details) {
         cells.add(details(f));
       }
@@ -169,6 +180,8 @@ public final class FlowsCommand extends OperatorCommand {
     json.put("peer", f.peer() == null || f.peer().isEmpty() ? null : f.peer());
     json.put("httpReuse", f.httpReuse() == null || f.httpReuse().isEmpty() ? null : f.httpReuse());
     json.put("tls", f.tls() == null || f.tls().isEmpty() ? null : f.tls());
+    json.put("wanBytes", f.wanBytes() < 0 ? null : f.wanBytes());
+    json.put("reductionPercent", f.wanBytes() < 0 ? null : f.reductionPercent());
     return json;
   }
 }

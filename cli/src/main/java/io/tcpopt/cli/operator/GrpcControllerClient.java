@@ -180,7 +180,8 @@ final class GrpcControllerClient implements ControllerClient {
     List<Views.Session> sessions = new ArrayList<>();
     for (PeerSession p : r.getSessionsList()) {
       sessions.add(new Views.Session(p.getReporter(), p.getPeer(), p.getSite(), p.getConnectionsUp(), p.getConnectionsConfigured(),
-          p.getRttMicros(), p.getCwndSegments(), p.getRetransmits(), p.getCongestionControl()));
+          p.getRttMicros(), p.getCwndSegments(), p.getRetransmits(), p.getCongestionControl(), p.getReductionLanBytes(), p.getReductionPercent(),
+          p.getCacheHitPercent(), p.getCacheBytes()));
     }
     return new Views.ClusterStatus(health(r.getHealth()), r.getReason(), r.getController() + " (" + target + ")",
         r.getPolicyVersion(), r.getPolicyName(), r.getSitesList(), groups, sessions, r.getFlowsActive(), r.getFlowCapacity(),
@@ -225,7 +226,8 @@ final class GrpcControllerClient implements ControllerClient {
           String.join(",", f.getServicesList()), flowState(f.getState()), f.getBytesClientToServer(), f.getBytesServerToClient(),
           f.getRateBitsPerSecond(), f.getWanRttMicros(),
           f.getStartedUnixMillis() == 0 ? null : Instant.ofEpochMilli(f.getStartedUnixMillis()),
-          Duration.ofMillis(f.getDurationMillis()), f.getReason(), f.getPeer(), f.getHttpReuse(), f.getTls()));
+          Duration.ofMillis(f.getDurationMillis()), f.getReason(), f.getPeer(), f.getHttpReuse(), f.getTls(), f.getWanBytes(),
+          f.getReductionPercent()));
     }
     return out;
   }

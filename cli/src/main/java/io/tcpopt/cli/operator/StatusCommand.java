@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import picocli.CommandLine.Command;
 
@@ -51,6 +52,15 @@ public final class StatusCommand extends OperatorCommand {
           p.congestionControl());
     }
     sessions.print(out);
+    if (s.sessions().stream().anyMatch(p -> p.reductionLanBytes() > 0 || p.cacheBytes() > 0)) {
+      out.println();
+      Table reduction = new Table("node", "peer", "lan bytes", "reduction", "cache hits", "cache");
+      for (Views.Session p : s.sessions()) {
+        reduction.row(p.node(), p.peer(), Units.bytes(p.reductionLanBytes()), String.format(Locale.ROOT, "%.1f%%", p.reductionPercent()),
+            String.format(Locale.ROOT, "%.1f%%", p.cacheHitPercent()), Units.bytes(p.cacheBytes()));
+      }
+      reduction.print(out);
+    }
     return 0;
   }
 
@@ -136,6 +146,10 @@ public final class StatusCommand extends OperatorCommand {
       session.put("cwndSegments", p.cwndSegments());
       session.put("retransmits", p.retransmits());
       session.put("congestionControl", p.congestionControl());
+      session.put("reductionLanBytes", p.reductionLanBytes());
+      session.put("reductionPercent", p.reductionPercent());
+      session.put("cacheHitPercent", p.cacheHitPercent());
+      session.put("cacheBytes", p.cacheBytes());
       sessions.add(session);
     }
     json.put("sessions", sessions);

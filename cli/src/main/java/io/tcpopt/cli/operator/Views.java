@@ -29,7 +29,11 @@ public final class Views {
 
   public record Member(String node, boolean healthy, double loadPercent, boolean draining) {}
 
-  /** One peer session as seen by one service node. */
+  /**
+   * One peer session as seen by one service node, with its data reduction: the LAN bytes of the
+   * reduced streams, the percent that did not cross the WAN, the percent of chunks sent as
+   * references, and the node's chunk cache (bytes held); all 0 without data reduction.
+   */
   public record Session(
       String node,
       String peer,
@@ -39,7 +43,16 @@ public final class Views {
       long rttMicros,
       long cwndSegments,
       long retransmits,
-      String congestionControl) {}
+      String congestionControl,
+      long reductionLanBytes,
+      double reductionPercent,
+      double cacheHitPercent,
+      long cacheBytes) {
+    public Session(String node, String peer, String peerSite, int connectionsUp, int connectionsConfigured, long rttMicros, long cwndSegments,
+        long retransmits, String congestionControl) {
+      this(node, peer, peerSite, connectionsUp, connectionsConfigured, rttMicros, cwndSegments, retransmits, congestionControl, 0, 0, 0, 0);
+    }
+  }
 
   public record Node(
       String name,
@@ -57,7 +70,9 @@ public final class Views {
    * One flow; {@code peer} is the far service node of an optimized flow, else empty; {@code
    * httpReuse} (at the far node: requests, reused, the server connection that served the last
    * one) and {@code tls} (at the intercepting node: the terminated TLS and its record sizes) are
-   * empty unless the flow's action has such a profile.
+   * empty unless the flow's action has such a profile. {@code wanBytes} is what the flow's stream
+   * moved over the WAN both ways (after data reduction; -1 when not carried), {@code
+   * reductionPercent} the share of its LAN bytes that did not cross.
    */
   public record Flow(
       String id,
@@ -77,7 +92,17 @@ public final class Views {
       String reason,
       String peer,
       String httpReuse,
-      String tls) {}
+      String tls,
+      long wanBytes,
+      double reductionPercent) {
+    /** A flow without WAN byte counts. */
+    public Flow(String id, int vpn, String source, String destination, String site, String node, String services, String state,
+        long bytesFromClient, long bytesToClient, double rateBitsPerSecond, long wanRttMicros, Instant opened, Duration duration, String reason,
+        String peer, String httpReuse, String tls) {
+      this(id, vpn, source, destination, site, node, services, state, bytesFromClient, bytesToClient, rateBitsPerSecond, wanRttMicros, opened,
+          duration, reason, peer, httpReuse, tls, -1, 0);
+    }
+  }
 
   public record PolicyVersion(long version, String name, String yaml, Instant appliedAt) {}
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.tcpopt.common.policy.DataReduction;
 import io.tcpopt.common.policy.DataReduction.Compression;
 import io.tcpopt.reduction.ReductionSettings;
+import io.tcpopt.servicenode.flow.FlowRecord;
 import io.tcpopt.reduction.ReductionStats;
 import io.tcpopt.reduction.store.Fingerprint;
 import io.tcpopt.reduction.store.StoreSettings;
@@ -239,6 +240,11 @@ class DataReductionTest {
     assertTrue(ratio(first) > 0.95, "random data crosses whole the first time: " + Arrays.toString(first));
     long[] second = download(f); // written in other pieces: the same chunks
     assertTrue(ratio(second) <= 0.05, "the second time as references: " + Arrays.toString(second));
+    TestNodes.await(() -> pair.branch.flows().closed().size() >= 2, 10_000, "both flows closed at the branch");
+    FlowRecord flow = pair.branch.flows().closed().get(pair.branch.flows().closed().size() - 1);
+    assertEquals(f.size(), flow.bytesServerToClient());
+    assertTrue(flow.wanBytes() > 0 && flow.reductionPercent() > 95, "the flow table shows the reduction: " + flow);
+    assertEquals(DEDUP_ZSTD.toString(), flow.dataReduction());
     long[] edited = download(new File(11, 8 * MIB, false, 77));
     assertTrue(ratio(edited) <= 0.10, "1% scattered edits: " + Arrays.toString(edited));
     assertEquals(0, pair.branchStats().unavailable());

@@ -6,9 +6,9 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Every registered node: role, site and group, addresses, health with its reason and drain state, load and flow
- * capacity, the policy version it enforces and when it last heartbeat. (Nodes have no drain state
- * yet; the column appears when the registry has one.)
+ * Every registered node: role, site and group, addresses, health with its reason and drain state
+ * ({@code tcpopt drain}), load and flow capacity, the policy version it enforces and when it last
+ * heartbeat; a warning above the table while any node drains.
  */
 final class NodesPage {
   private NodesPage() {}

@@ -104,7 +104,7 @@ public final class ServiceNode implements AutoCloseable {
     this.wanSockets = WanSockets.shallow(WanTuning.forConfig(config.wan()));
     this.reduction = WanReduction.open(reductionSettings);
     this.sessionSettings = new SessionSettings(config.nodeName(), config.site(), config.wan().maxFrameSize(), config.wan().streamWindow(),
-        config.wan().maxStreams(), config.wan().keepalive(), HANDSHAKE_TIMEOUT, reduction);
+        config.wan().maxStreams(), config.wan().keepalive(), HANDSHAKE_TIMEOUT, reduction, config.wan().streamsPerConnection());
     this.profileServices = ProfileServices.create(legOptions, registry);
     ServiceNodeConfig.Flows limits = config.flows();
     this.admission = new Admission(limits.maxActive(), limits.maxPerClient(), limits.bufferBudget(), registry);
@@ -388,6 +388,12 @@ public final class ServiceNode implements AutoCloseable {
       if (!closed) {
         log.info("session with peer {} over {} down: {}", connection.peerName(), connection.channel().remoteAddress(), reason);
       }
+    }
+
+    /** Counts connections retired before their stream ids ran out (by this node or by the peer). */
+    @Override
+    public void sessionRetiring(StreamMultiplexer connection) {
+      Counter.builder("tcpopt.session.retired").tag("peer", connection.peerHello().name()).register(registry).increment();
     }
   }
 

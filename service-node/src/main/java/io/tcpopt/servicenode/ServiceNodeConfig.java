@@ -7,6 +7,7 @@ import io.tcpopt.common.tls.TlsFiles;
 import io.tcpopt.reduction.store.StoreSettings;
 import io.tcpopt.servicenode.admission.BufferBudget;
 import io.tcpopt.servicenode.admission.MemoryLimits;
+import io.tcpopt.servicenode.session.SessionSettings;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +38,8 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
       int streamWindow,
       int maxFrameSize,
       int maxStreams,
-      Duration openCoalescing) {}
+      Duration openCoalescing,
+      int streamsPerConnection) {}
 
   /** The WAN link: sizes buffers and the default stream window, caps pacing when {@code pacing}. */
   public record Link(long bandwidthBitsPerSecond, Duration rtt, boolean pacing) {
@@ -214,7 +216,7 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
 
   private static Wan wan(ConfigTree w, Flows flows, Lan lan) {
     w.requireOnly("listen", "tls", "plaintext", "connections", "link", "congestion-control", "keepalive", "stream-window",
-        "max-frame-size", "max-streams", "open-coalescing");
+        "max-frame-size", "max-streams", "open-coalescing", "streams-per-connection");
     InetSocketAddress listen = w.socketAddress("listen");
     boolean plaintext = w.bool("plaintext", false); // default false: mutual TLS
     TlsFiles tls = null;
@@ -255,7 +257,11 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     if (coalescing.compareTo(Duration.ofMillis(100)) > 0) {
       throw new ConfigException(w.path() + ".open-coalescing", "must be at most 100ms");
     }
-    return new Wan(listen, tls, plaintext, connections, link, cc, keepalive, (int) window, (int) maxFrame, maxStreams, coalescing);
+    // default 1,000,000,000: a connection retires (GOAWAY, replaced) before its 2^30 stream ids run out
+    int streamsPerConnection = w.integer("streams-per-connection", SessionSettings.DEFAULT_STREAMS_PER_CONNECTION, 1,
+        SessionSettings.DEFAULT_STREAMS_PER_CONNECTION);
+    return new Wan(listen, tls, plaintext, connections, link, cc, keepalive, (int) window, (int) maxFrame, maxStreams, coalescing,
+        streamsPerConnection);
   }
 
   private static List<Peer> peers(ConfigTree section) {

@@ -23,6 +23,8 @@ import org.slf4j.LoggerFactory;
  * The long-lived WAN connections this node dials to one peer: {@code size} slots, each connected
  * at start and re-established after a failure or loss with exponential backoff (100 ms doubling
  * to 30 s, with jitter). A slot's backoff resets when its connection completes the HELLO exchange.
+ * A connection that retires (its stream ids nearly used up, by either side) is replaced at once and
+ * left to finish its streams.
  */
 public final class PeerSessionPool {
   private static final Logger log = LoggerFactory.getLogger(PeerSessionPool.class);
@@ -59,7 +61,12 @@ public final class PeerSessionPool {
           log.debug("connection {} to peer {} at {} failed: {}", index, peerName, address, done.cause().toString());
           scheduleRetry();
         } else {
-          f.channel().closeFuture().addListener(c -> scheduleRetry());
+          // A retired connection closing after its replacement was dialled leaves the slot alone.
+          f.channel().closeFuture().addListener(c -> {
+            if (channel == f.channel()) {
+              scheduleRetry();
+            }
+          });
         }
       });
     }
@@ -85,8 +92,22 @@ public final class PeerSessionPool {
 
     @Override
     public void sessionDown(StreamMultiplexer connection, String reason) {
-      up = null;
+      if (up == connection) {
+        up = null;
+      }
       sessionListener.sessionDown(connection, reason);
+    }
+
+    /** The connection finishes its streams but takes no new ones: its replacement is dialled now. */
+    @Override
+    public void sessionRetiring(StreamMultiplexer connection) {
+      if (up == connection) {
+        up = null;
+      }
+      if (channel == connection.channel()) {
+        connect();
+      }
+      sessionListener.sessionRetiring(connection);
     }
   }
 

@@ -39,6 +39,13 @@ public final class SessionRegistry implements SessionListener {
     }
   }
 
+  @Override
+  public void sessionRetiring(StreamMultiplexer connection) {
+    if (next != null) {
+      next.sessionRetiring(connection);
+    }
+  }
+
   /**
    * A connection to {@code site} able to open a stream, preferring one on {@code preferred} (so the
    * flow's legs share one event loop) and then the least loaded; null when none is up.

@@ -11,12 +11,31 @@ import java.time.Duration;
  * @param keepalive PING interval; a connection with 3 unanswered PINGs is dead
  * @param handshakeTimeout how long a new connection may take to deliver its HELLO
  * @param reduction the node's data reduction (its cache in the HELLO, control frames, per-peer state)
+ * @param streamsPerConnection streams this node opens on one connection before it retires it
+ *     (GOAWAY NO_ERROR, replaced by a new one): keeps the 2^30 stream ids of a side from running out
+ *     (default {@value #DEFAULT_STREAMS_PER_CONNECTION}; 0 means the default)
  */
 public record SessionSettings(
     String name, String site, int maxFrameSize, int initialStreamWindow, int maxStreams, Duration keepalive, Duration handshakeTimeout,
-    ReductionLink reduction) {
+    ReductionLink reduction, int streamsPerConnection) {
+  /** Below the 2^30 ids of a side, leaving room for the flows that picked the connection before it retired. */
+  public static final int DEFAULT_STREAMS_PER_CONNECTION = 1_000_000_000;
+
   public SessionSettings {
     reduction = reduction == null ? ReductionLink.NONE : reduction;
+    if (streamsPerConnection == 0) {
+      streamsPerConnection = DEFAULT_STREAMS_PER_CONNECTION;
+    }
+    if (streamsPerConnection < 0 || streamsPerConnection > DEFAULT_STREAMS_PER_CONNECTION) {
+      throw new IllegalArgumentException("streamsPerConnection " + streamsPerConnection + " outside 1.." + DEFAULT_STREAMS_PER_CONNECTION);
+    }
+  }
+
+  /** Settings with the default streams per connection. */
+  public SessionSettings(
+      String name, String site, int maxFrameSize, int initialStreamWindow, int maxStreams, Duration keepalive, Duration handshakeTimeout,
+      ReductionLink reduction) {
+    this(name, site, maxFrameSize, initialStreamWindow, maxStreams, keepalive, handshakeTimeout, reduction, DEFAULT_STREAMS_PER_CONNECTION);
   }
 
   /** Settings of a node without data reduction. */

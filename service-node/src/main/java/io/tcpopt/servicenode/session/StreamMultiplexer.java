@@ -54,6 +54,12 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
    * not reading and the connection is closed.
    */
   static final long MAX_UNSENT_BYTES = 4L << 20;
+  /**
+   * How long a retiring connection keeps opening streams for flows that picked it before it
+   * stopped taking new ones (they open after the open-coalescing delay, at most 100 ms), before
+   * its GOAWAY tells the peer it opens no more.
+   */
+  static final long RETIRE_GRACE_MILLIS = 1_000;
 
   private final SessionSettings local;
   private final boolean dialler;
@@ -68,6 +74,10 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   private volatile boolean up;
   private volatile boolean closing;
   private volatile int activeStreams;
+  /** Took no new flows since it opened its {@code streamsPerConnection} streams; its GOAWAY follows. */
+  private volatile boolean retiring;
+  private boolean retiredGoAwaySent;
+  private int localOpenedTotal;
   private volatile long rttNanos = -1;
   private boolean helloSent;
   private boolean goingAway;
@@ -107,7 +117,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   /** True when a new stream may be opened here (approximate off the event loop). */
   public boolean canOpen() {
     HelloFrame p = peer;
-    return up && !closing && !goingAway && p != null && activeStreams < p.maxStreams() && nextLocalId > 0;
+    return up && !closing && !goingAway && !retiring && p != null && activeStreams < p.maxStreams() && nextLocalId > 0;
   }
 
   public int activeStreams() {
@@ -265,7 +275,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
    */
   MuxStream open(long flowId, InetSocketAddress source, InetSocketAddress destination, int openFlags, ByteBuf firstBytes, StreamHandler handler) {
     HelloFrame p = peer;
-    if (!up || closing || goingAway || p == null || localOpened >= p.maxStreams() || nextLocalId <= 0
+    if (!up || closing || goingAway || retiredGoAwaySent || p == null || localOpened >= p.maxStreams() || nextLocalId <= 0
         || firstBytes.readableBytes() > maxOpenPayload() || !ctx.channel().isActive()) {
       return null;
     }
@@ -277,7 +287,36 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     activeStreams = streams.size();
     localOpened++;
     ctx.writeAndFlush(new OpenFrame(id, flowId, source, destination, openFlags, firstBytes), ctx.voidPromise());
+    if (++localOpenedTotal >= local.streamsPerConnection() && !retiring) {
+      retire();
+    }
     return stream;
+  }
+
+  /**
+   * Stream-id exhaustion, handled before it happens: the connection takes no new flows, the pool
+   * dials its replacement, and after {@link #RETIRE_GRACE_MILLIS} (flows that already picked it
+   * open their streams meanwhile) GOAWAY NO_ERROR tells the peer this side opens no more. Streams
+   * the peer opens are still accepted until it has read that GOAWAY; the peer closes the connection
+   * once every stream has finished.
+   */
+  private void retire() {
+    retiring = true;
+    log.info("WAN connection {} (peer {}) opened {} streams: retiring it, a new connection takes its new flows", ctx.channel().remoteAddress(),
+        peerName(), localOpenedTotal);
+    listener.sessionRetiring(this);
+    ctx.executor().schedule(() -> {
+      if (!closing && !retiredGoAwaySent) {
+        retiredGoAwaySent = true;
+        ctx.writeAndFlush(new GoAwayFrame(lastPeerId, WireCodes.GOAWAY_NO_ERROR, "connection retired after " + localOpenedTotal + " streams"),
+            ctx.voidPromise());
+      }
+    }, RETIRE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  /** True once this connection stopped taking new flows (see {@link SessionListener#sessionRetiring}). */
+  public boolean isRetiring() {
+    return retiring;
   }
 
   /** Sends GOAWAY(code) and closes the connection, logging why. */
@@ -405,6 +444,10 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
       GoAwayFrame g = (GoAwayFrame) msg;
       log.info("peer {} ({}) sent GOAWAY {}: {}", peerName(), ctx.channel().remoteAddress(), WireCodes.goAwayName(g.code()), g.reason());
       goingAway = true;
+      if (g.code() == WireCodes.GOAWAY_NO_ERROR && !retiring) {
+        retiring = true;
+        listener.sessionRetiring(this);
+      }
       markDown("peer sent GOAWAY " + WireCodes.goAwayName(g.code()));
       closeIfGoneAway();
     }

@@ -26,6 +26,7 @@ import io.tcpopt.servicenode.leg.LegOptions;
 import io.tcpopt.servicenode.leg.LegTuning;
 import io.tcpopt.servicenode.reuse.HttpReuseUpstream;
 import io.tcpopt.servicenode.reuse.PoolKey;
+import io.tcpopt.servicenode.reuse.ServerConnectionPool;
 import io.tcpopt.servicenode.session.MuxStream;
 import io.tcpopt.servicenode.session.SessionRegistry;
 import io.tcpopt.servicenode.session.StreamAcceptor;
@@ -297,8 +298,8 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     }
     boolean transparentSource = asksClientAddress && keepsClientAddress(flow, stream.connection().peerSite());
     HttpReuseProfile reuse = profiles == null ? null : profiles.httpReuse();
-    if (reuse != null && !transparentSource) {
-      serveByRequests(stream, flow, reuse, serverSsl, source, destination, tuning);
+    if (reuse != null) {
+      serveByRequests(stream, flow, reuse, serverSsl, source, destination, tuning, transparentSource);
       return;
     }
     Bootstrap b = legs.bootstrap();
@@ -343,14 +344,17 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
   /**
    * Serves a peer's stream request by request (an http-reuse profile): the stream is spliced to an
    * {@link HttpReuseUpstream} that sends each request on a pooled server connection of the
-   * stream's loop. Pooled connections are the node's own (lan defaults, no per-flow TCP profile);
-   * flows that ask for the client's address as source are served one connection each (above).
+   * stream's loop. Pooled connections are the node's own sockets (lan defaults, no per-flow TCP
+   * profile), from the node's address; a flow that keeps the client's address gets connections
+   * from that address, pooled for that client alone (the profile's source mask does not widen it).
    */
   private void serveByRequests(WanStreamUpstream stream, FlowEntry flow, HttpReuseProfile reuse, ServerSslProfile serverSsl,
-      InetSocketAddress source, InetSocketAddress destination, LegTuning tuning) {
+      InetSocketAddress source, InetSocketAddress destination, LegTuning tuning, boolean transparentSource) {
     String transport = serverSsl == null ? PoolKey.PLAIN : services.sslContexts().transport(serverSsl);
-    HttpReuseUpstream upstream = HttpReuseUpstream.create(services.reusePools().pool(reuse, stream.eventLoop()), source, destination, transport,
-        services.reuseMetrics(), services.firstRequestTimeout());
+    ServerConnectionPool pool = services.reusePools().pool(reuse, stream.eventLoop());
+    HttpReuseUpstream upstream = transparentSource
+        ? HttpReuseUpstream.createFromClientAddress(pool, source, destination, transport, services.reuseMetrics(), services.firstRequestTimeout())
+        : HttpReuseUpstream.create(pool, source, destination, transport, services.reuseMetrics(), services.firstRequestTimeout());
     flow.httpReuse(upstream::figures);
     UpstreamSplice.start(stream, upstream, flow.recorder(false), tuning.idleTimeout());
   }

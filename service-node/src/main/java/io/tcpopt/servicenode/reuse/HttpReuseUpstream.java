@@ -116,11 +116,22 @@ public final class HttpReuseUpstream implements Upstream {
    * thread; nothing happens before {@link #start}). {@code transport} is {@link PoolKey#PLAIN} or
    * names the server-TLS settings the pool's connector applies. Without a complete request head
    * within {@code firstRequestTimeout} the flow falls back to a plain relay (a protocol where the
-   * server speaks first).
+   * server speaks first). Server connections come from the node's own address.
    */
   public static HttpReuseUpstream create(ServerConnectionPool pool, InetSocketAddress client, InetSocketAddress server, String transport,
       ReuseMetrics metrics, Duration firstRequestTimeout) {
     PoolKey key = new PoolKey(server, pool.profile().maskSource(client.getAddress()), transport);
+    return new HttpReuseUpstream(pool, key, metrics, firstRequestTimeout);
+  }
+
+  /**
+   * As {@link #create}, for a flow that keeps the client's address (client-address transparency):
+   * its server connections connect from {@code client}'s address and are pooled for that client
+   * only ({@link PoolKey#fromClientAddress}), so the server sees each request from its own client.
+   */
+  public static HttpReuseUpstream createFromClientAddress(ServerConnectionPool pool, InetSocketAddress client, InetSocketAddress server,
+      String transport, ReuseMetrics metrics, Duration firstRequestTimeout) {
+    PoolKey key = PoolKey.fromClientAddress(server, client.getAddress(), transport);
     return new HttpReuseUpstream(pool, key, metrics, firstRequestTimeout);
   }
 

@@ -8,17 +8,20 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.tcpopt.common.transport.EpollHalfCloseWorkaround;
 import io.tcpopt.common.transport.NettyTransport;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.function.BiConsumer;
 
 /**
- * Opens pooled server connections as TCP sockets from the node's own address (Nagle off, half
- * closure allowed, explicit write watermarks, a connect timeout). An optional {@code pipelineHook}
+ * Opens pooled server connections as TCP sockets (Nagle off, half closure allowed, explicit write
+ * watermarks, a connect timeout), from the node's own address or, for a key with a {@link
+ * PoolKey#bindSource}, from the client's address (IP_TRANSPARENT). An optional {@code pipelineHook}
  * adds handlers first — e.g. an {@link SslHandler} for a server-SSL profile, in which case the
  * connection is ready once its handshake completed.
  */
@@ -58,7 +61,17 @@ public final class TcpServerConnector implements ServerConnector {
             ch.pipeline().addLast(handler);
           }
         });
-    ChannelFuture f = b.connect(key.server());
+    ChannelFuture f;
+    if (key.bindSource() == null) {
+      f = b.connect(key.server());
+    } else {
+      // The client's own address: not one of this node's, so the socket needs IP_TRANSPARENT (root,
+      // the epoll transport) and the node's return path routes the server's answers back to it.
+      if (NettyTransport.isEpoll()) {
+        b.option(EpollChannelOption.IP_TRANSPARENT, true);
+      }
+      f = b.connect(key.server(), new InetSocketAddress(key.bindSource(), 0));
+    }
     f.addListener(done -> {
       if (!done.isSuccess()) {
         ready.tryFailure(done.cause());

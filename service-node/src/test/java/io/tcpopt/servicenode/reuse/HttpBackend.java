@@ -26,7 +26,8 @@ import javax.net.ssl.SSLContext;
  * A real HTTP/1.1 server with keep-alive (the JDK's com.sun.net.httpserver) on loopback port 0.
  * {@code GET /bytes?n=N&seed=S[&chunked=1]} answers N deterministic bytes (Content-Length, or
  * chunked); {@code POST /echo} answers the request body; {@code /close} answers with {@code
- * Connection: close}. It records the client port of every exchange: one port = one connection.
+ * Connection: close}. It records the client address and port of every exchange (one port = one
+ * connection), and by request target which connection served it.
  */
 public final class HttpBackend implements AutoCloseable {
   private final HttpServer server;
@@ -37,6 +38,8 @@ public final class HttpBackend implements AutoCloseable {
   });
   public final Set<InetSocketAddress> connections = ConcurrentHashMap.newKeySet();
   public final AtomicInteger exchanges = new AtomicInteger();
+  /** The connection (client address and port) each request target arrived on. */
+  public final Map<String, InetSocketAddress> servedOn = new ConcurrentHashMap<>();
   final Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
 
   public HttpBackend() throws IOException {
@@ -71,6 +74,7 @@ public final class HttpBackend implements AutoCloseable {
   private void handle(HttpExchange ex) throws IOException {
     try (ex) {
       connections.add(ex.getRemoteAddress());
+      servedOn.put(ex.getRequestURI().toString(), ex.getRemoteAddress());
       exchanges.incrementAndGet();
       Map<String, String> q = query(ex.getRequestURI());
       byte[] body;

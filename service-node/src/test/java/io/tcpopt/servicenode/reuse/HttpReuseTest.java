@@ -3,14 +3,17 @@ package io.tcpopt.servicenode.reuse;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.tcpopt.common.config.ConfigTree;
 import io.tcpopt.common.profile.HttpReuseProfile;
 import io.tcpopt.common.profile.ProfileDefinition;
+import io.tcpopt.common.testing.NamespacePrivileges;
 import io.tcpopt.servicenode.flow.HttpReuseFigures;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -128,6 +131,57 @@ class HttpReuseTest {
     assertTrue(backend.connections.size() <= 2 * clients,
         "Connection: close renamed on its way (OneConnect transformation): " + backend.connections.size() + " server connections");
     assertEquals(requests - backend.connections.size(), (long) front.metrics.reused.count());
+  }
+
+  /**
+   * Client-address transparency with reuse: each flow's server connections come from its client's
+   * own address (here 127.0.0.2-4, loopback) and are pooled for that client alone, even under the
+   * all-sharing mask 0.0.0.0; every request reaches the server from its own client, and each
+   * client's requests still share few connections.
+   */
+  @Test
+  void clientsKeepingTheirAddressesReuseConnectionsOfTheirOwnOnly() throws Exception {
+    assumeTrue(NamespacePrivileges.canCreateNamespaces(), "IP_TRANSPARENT needs root: " + NamespacePrivileges.reason());
+    HttpBackend backend = closer.add(new HttpBackend());
+    ReuseFront front = closer.add(new ReuseFront(backend.address(), profile("source-mask: 0.0.0.0"), Duration.ofSeconds(5), 1, true));
+    List<InetAddress> clients = List.of(InetAddress.getByName("127.0.0.2"), InetAddress.getByName("127.0.0.3"), InetAddress.getByName("127.0.0.4"));
+    int perClient = 30;
+    ExecutorService pool = Executors.newFixedThreadPool(2 * clients.size());
+    try {
+      List<Future<String>> done = new ArrayList<>();
+      for (int i = 0; i < perClient * clients.size(); i++) {
+        int seed = 5000 + i;
+        InetAddress from = clients.get(i % clients.size());
+        done.add(pool.submit(() -> {
+          try (Socket s = new Socket(front.address().getAddress(), front.address().getPort(), from, 0)) {
+            s.setSoTimeout(20_000);
+            s.getOutputStream().write(("GET /bytes?n=30000&seed=" + seed + " HTTP/1.1\r\nHost: b\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+            assertEquals(RawHttp.sha256(HttpBackend.content(seed, 30_000)), RawHttp.sha256(RawHttp.read(s.getInputStream(), false).body()));
+          }
+          return "ok";
+        }));
+      }
+      for (Future<String> f : done) {
+        assertEquals("ok", f.get(60, TimeUnit.SECONDS));
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    backend.rethrow();
+    int requests = perClient * clients.size();
+    assertEquals(requests, backend.exchanges.get());
+    for (int i = 0; i < requests; i++) {
+      InetSocketAddress servedOn = backend.servedOn.get("/bytes?n=30000&seed=" + (5000 + i));
+      assertEquals(clients.get(i % clients.size()), servedOn.getAddress(), "request " + i + " reached the server from its own client");
+    }
+    for (InetAddress client : clients) {
+      long own = backend.connections.stream().filter(c -> c.getAddress().equals(client)).count();
+      // at most one per request of that client in flight (six requests in flight, all clients together)
+      assertTrue(own >= 1 && own <= 6, client + ": " + own + " server connections for " + perClient + " requests");
+    }
+    assertEquals(requests - backend.connections.size(), (long) front.metrics.reused.count());
+    assertEquals(List.of(), List.copyOf(front.resets));
   }
 
   @Test

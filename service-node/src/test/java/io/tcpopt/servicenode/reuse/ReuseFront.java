@@ -43,6 +43,15 @@ final class ReuseFront implements AutoCloseable {
 
   /** With {@code loops} event loops: one pool per loop, so one loop makes pool counts exact. */
   ReuseFront(InetSocketAddress target, HttpReuseProfile profile, Duration firstRequestTimeout, int loops) throws InterruptedException {
+    this(target, profile, firstRequestTimeout, loops, false);
+  }
+
+  /**
+   * With {@code fromClientAddress}, every flow keeps its client's address: server connections come
+   * from the address the client connected from (client-address transparency at the far node).
+   */
+  ReuseFront(InetSocketAddress target, HttpReuseProfile profile, Duration firstRequestTimeout, int loops, boolean fromClientAddress)
+      throws InterruptedException {
     group = NettyTransport.group(loops, "reuse-front");
     pools = new ReusePools(new TcpServerConnector(Duration.ofSeconds(5), WATERMARKS), metrics);
     server = Legs.server(group, group, WATERMARKS)
@@ -50,8 +59,11 @@ final class ReuseFront implements AutoCloseable {
           @Override
           protected void initChannel(Channel client) {
             EpollHalfCloseWorkaround.install(client);
-            HttpReuseUpstream upstream = HttpReuseUpstream.create(pools.pool(profile, client.eventLoop()),
-                (InetSocketAddress) client.remoteAddress(), target, PoolKey.PLAIN, metrics, firstRequestTimeout);
+            ServerConnectionPool pool = pools.pool(profile, client.eventLoop());
+            InetSocketAddress from = (InetSocketAddress) client.remoteAddress();
+            HttpReuseUpstream upstream = fromClientAddress
+                ? HttpReuseUpstream.createFromClientAddress(pool, from, target, PoolKey.PLAIN, metrics, firstRequestTimeout)
+                : HttpReuseUpstream.create(pool, from, target, PoolKey.PLAIN, metrics, firstRequestTimeout);
             upstreams.add(upstream);
             LegBridge.start(client.newSucceededFuture(), upstream, new FlowRecorder() {
               @Override

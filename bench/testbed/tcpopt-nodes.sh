@@ -102,10 +102,12 @@ write_configs() {
   # WAN connection (and so the efficiency benchmark) to that rate.
   local link="{ bandwidth: ${bandwidth}Mbit, rtt: ${rtt}ms, pacing: true }"
   [ "$kind" = testbed ] || link="{ bandwidth: 10Gbit, rtt: 1ms, pacing: false }"
-  local wan_common="    connections: 4
+  # TCPOPT_WAN_CONNECTIONS: wan.connections of both nodes (default 4; issue 9 compares 1).
+  local conns="${TCPOPT_WAN_CONNECTIONS:-4}"
+  local wan_common="    connections: $conns
     link: $link
     congestion-control: bbr"
-  [ "$no_link" -eq 0 ] || wan_common="    connections: 4
+  [ "$no_link" -eq 0 ] || wan_common="    connections: $conns
     congestion-control: bbr"
   # TCPOPT_STREAM_WINDOW (e.g. 32MiB): wan.stream-window of both nodes (issue 11: a reduced stream
   # moves LAN bytes faster than the link, and its window counts LAN bytes).

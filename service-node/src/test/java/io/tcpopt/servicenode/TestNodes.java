@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 
 /**
  * A branch node and a DC node on loopback, in one JVM with separate event loop groups. The branch
@@ -43,6 +44,15 @@ final class TestNodes implements AutoCloseable {
    * @param nodeExtra extra lines for both nodes' {@code service-node} section, e.g. {@code "flows: { closed-history: 10 }"}
    */
   static TestNodes start(Path certs, int connections, List<InetSocketAddress> targets, String wanExtra, String lanExtra, String nodeExtra) {
+    return start(certs, connections, targets, wanExtra, lanExtra, nodeExtra, UnaryOperator.identity());
+  }
+
+  /**
+   * As above; the branch dials the DC at {@code dialVia.apply(dc's WAN address)}, e.g. a {@link
+   * WanLinkProxy} in between.
+   */
+  static TestNodes start(Path certs, int connections, List<InetSocketAddress> targets, String wanExtra, String lanExtra, String nodeExtra,
+      UnaryOperator<InetSocketAddress> dialVia) {
     String extra = nodeExtra == null || nodeExtra.isEmpty() ? "" : "  " + nodeExtra + "\n";
     Map<String, TlsFiles> tls = certs == null ? null : DemoCertificates.generate(certs, List.of("branch-1", "dc-1"));
     SimpleMeterRegistry dcMeters = new SimpleMeterRegistry();
@@ -51,6 +61,13 @@ final class TestNodes implements AutoCloseable {
         + "  peers: [ { name: branch-1, site: branch } ]\n"
         + "  lan: { " + lanExtra + " }\n" + extra;
     ServiceNode dc = ServiceNode.start(config(dcYaml, "dc-1", "dc"), null, dcMeters);
+    InetSocketAddress dcWan;
+    try {
+      dcWan = dialVia.apply(dc.wanAddress());
+    } catch (RuntimeException e) {
+      dc.close();
+      throw e;
+    }
     StringBuilder listeners = new StringBuilder();
     for (InetSocketAddress t : targets) {
       listeners.append("      - { listen: 127.0.0.1:0, target: ").append(t.getAddress().getHostAddress()).append(':').append(t.getPort())
@@ -59,7 +76,7 @@ final class TestNodes implements AutoCloseable {
     String branchYaml = "service-node:\n"
         + wan(tls == null ? null : tls.get("branch-1"), connections, wanExtra)
         + "  peers:\n"
-        + "    - { name: dc-1, site: dc, address: 127.0.0.1:" + dc.wanAddress().getPort() + ", prefixes: [127.0.0.0/8] }\n"
+        + "    - { name: dc-1, site: dc, address: 127.0.0.1:" + dcWan.getPort() + ", prefixes: [127.0.0.0/8] }\n"
         + "  interception:\n"
         + "    listeners:\n" + listeners
         + "  lan: { " + lanExtra + " }\n" + extra;

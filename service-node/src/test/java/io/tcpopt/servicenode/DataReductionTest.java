@@ -8,6 +8,7 @@ import io.tcpopt.common.policy.DataReduction;
 import io.tcpopt.common.policy.DataReduction.Compression;
 import io.tcpopt.reduction.ReductionSettings;
 import io.tcpopt.servicenode.flow.FlowRecord;
+import io.tcpopt.servicenode.flow.FlowTableSnapshot;
 import io.tcpopt.reduction.ReductionStats;
 import io.tcpopt.reduction.store.Fingerprint;
 import io.tcpopt.reduction.store.StoreSettings;
@@ -27,10 +28,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -177,7 +180,7 @@ class DataReductionTest {
     out.flush();
   }
 
-  private static long nextId = 1;
+  private static final AtomicLong nextId = new AtomicLong(1);
 
   private Socket connect(int op, File f, long id) throws IOException {
     Socket s = new Socket(pair.listener().getAddress(), pair.listener().getPort());
@@ -197,7 +200,7 @@ class DataReductionTest {
   private long[] download(File f) throws Exception {
     ReductionStats.Snapshot before = pair.dcStats();
     byte[] expected = f.bytes();
-    try (Socket s = connect('D', f, nextId++)) {
+    try (Socket s = connect('D', f, nextId.getAndIncrement())) {
       s.shutdownOutput();
       byte[] got = s.getInputStream().readAllBytes();
       assertEquals(expected.length, got.length, "download length");
@@ -211,7 +214,7 @@ class DataReductionTest {
   private long[] upload(File f) throws Exception {
     ReductionStats.Snapshot before = pair.branchStats();
     byte[] data = f.bytes();
-    long id = nextId++;
+    long id = nextId.getAndIncrement();
     try (Socket s = connect('U', f, id)) {
       write(s.getOutputStream(), data, id);
       s.shutdownOutput();
@@ -220,6 +223,18 @@ class DataReductionTest {
     }
     ReductionStats.Snapshot after = pair.branchStats();
     return new long[] {after.wanBytesOut() - before.wanBytesOut(), after.lanBytesOut() - before.lanBytesOut()};
+  }
+
+  /** After a failed transfer: the flows of both nodes that are still open or did not complete, once they had 1 s to end. */
+  private String flowsNotCompleted() throws InterruptedException {
+    Thread.sleep(1000);
+    StringBuilder out = new StringBuilder();
+    for (ServiceNode node : List.of(pair.branch, pair.dc)) {
+      FlowTableSnapshot flows = node.flows();
+      out.append(node == pair.branch ? "branch" : "dc").append(": active ").append(flows.active()).append("; closed otherwise: ")
+          .append(flows.closed().stream().filter(f -> !"completed".equals(f.closeReason())).toList()).append('\n');
+    }
+    return out.toString();
   }
 
   static String sha256(byte[] b) {
@@ -276,7 +291,11 @@ class DataReductionTest {
           done.add(clients.submit(() -> up ? upload(f) : download(f)));
         }
         for (Future<long[]> d : done) {
-          d.get(120, TimeUnit.SECONDS);
+          try {
+            d.get(120, TimeUnit.SECONDS);
+          } catch (ExecutionException e) {
+            throw new AssertionError("a transfer failed; flows not completed:\n" + flowsNotCompleted(), e.getCause());
+          }
         }
         done.clear();
       }
@@ -310,7 +329,7 @@ class DataReductionTest {
     File f = new File(51, 16 * MIB, false, 0);
     byte[] expected = f.bytes();
     upload(f); // the branch now knows the DC's cache holds f
-    try (Socket s = connect('D', f, nextId++)) {
+    try (Socket s = connect('D', f, nextId.getAndIncrement())) {
       s.shutdownOutput();
       byte[] prefix = readUntilCut(s.getInputStream(), 2 * MIB, pair::restartDc);
       assertArrayEquals(Arrays.copyOf(expected, prefix.length), prefix, "what arrived before the restart is exact");
@@ -329,7 +348,7 @@ class DataReductionTest {
     File f = new File(61, 16 * MIB, false, 0);
     byte[] data = f.bytes();
     download(f); // the DC knows the branch holds f
-    long id = nextId++;
+    long id = nextId.getAndIncrement();
     try (Socket s = connect('U', f, id)) {
       OutputStream out = s.getOutputStream();
       out.write(data, 0, 4 * MIB);

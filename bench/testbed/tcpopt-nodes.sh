@@ -139,6 +139,7 @@ service-node:
     tls: { certificate: $certs/dc-1.crt, private-key: $certs/dc-1.key, trusted: $certs/ca.crt }
 $wan_common
   peers: [ { name: branch-1, site: branch } ]   # accepted, not dialled
+  serves: [$peer_prefix]                         # the only destinations the branch's streams are connected to
 YAML
   if [ -n "${TCPOPT_POLICY:-}" ]; then
     [ -f "$TCPOPT_POLICY" ] || fail "TCPOPT_POLICY=$TCPOPT_POLICY does not exist"

@@ -36,6 +36,7 @@ import io.tcpopt.servicenode.session.WanSockets.WanStats;
 import io.tcpopt.servicenode.session.WanStreamUpstream;
 import io.tcpopt.servicenode.tls.ClientTlsTermination;
 import io.tcpopt.servicenode.tls.ServerTls;
+import io.tcpopt.servicenode.trust.DestinationGuard;
 import io.tcpopt.servicenode.wire.OpenFrame;
 import io.tcpopt.servicenode.admission.Admission;
 import io.tcpopt.servicenode.admission.Admission.Claim;
@@ -80,6 +81,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
   private final WanSockets wanSockets;
   private final ProfileServices services;
   private final ServiceNodeConfig.ClientAddress clientAddress;
+  private final DestinationGuard destinations;
   private volatile boolean closed;
 
   /**
@@ -105,9 +107,11 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
    * @param wanSockets reads the figures (RTT, cwnd, retransmits) of the connection carrying a flow
    * @param services the server-connection pools and SSL contexts of the actions' application profiles
    * @param clientAddress which sites' far nodes are asked to connect from clients' addresses, and whose asks are honoured here
+   * @param destinations where streams peers open may be connected
    */
   FlowRouter(FlowTable flows, SessionRegistry sessions, SiteRoutes routes, LegOptions legs, Supplier<FlowDecider> decider, Admission admission,
-      long optimizedFlowBytes, long passThroughFlowBytes, WanSockets wanSockets, ProfileServices services, ServiceNodeConfig.ClientAddress clientAddress) {
+      long optimizedFlowBytes, long passThroughFlowBytes, WanSockets wanSockets, ProfileServices services, ServiceNodeConfig.ClientAddress clientAddress,
+      DestinationGuard destinations) {
     this.flows = flows;
     this.sessions = sessions;
     this.routes = routes;
@@ -119,6 +123,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     this.wanSockets = wanSockets;
     this.services = services;
     this.clientAddress = clientAddress;
+    this.destinations = destinations;
   }
 
   /** How a flow asking for admission would be carried. */
@@ -276,6 +281,15 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
       stream.reset(ResetCause.PROTOCOL_ERROR, stream.unusable());
       return;
     }
+    DestinationGuard.Verdict allowed = destinations.check(destination);
+    if (!allowed.allowed()) { // before admission and before any connect: nothing leaves this node for it
+      flows.open(FlowKind.REFUSED, "destination refused: " + allowed.refusal().label(), source, destination)
+          .close("refused for peer " + stream.peerName() + ": " + allowed.reason());
+      stream.reset(ResetCause.REFUSED, allowed.reason());
+      log.info("stream from peer {} ({} -> {}) refused: {}", stream.peerName(), HostPort.format(source), HostPort.format(destination),
+          allowed.reason());
+      return;
+    }
     Admitted admitted = admit(source.getAddress(), Carriage.FOR_PEER);
     if (!admitted.granted()) {
       flows.open(FlowKind.REFUSED, admitted.reason(), source, destination).close("refused for peer " + stream.peerName() + ": " + admitted.reason());
@@ -296,7 +310,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
       flow.close(why);
       return;
     }
-    boolean transparentSource = asksClientAddress && keepsClientAddress(flow, stream.connection().peerSite());
+    boolean transparentSource = asksClientAddress && keepsClientAddress(flow, stream.connection().peerSite(), source.getAddress());
     HttpReuseProfile reuse = profiles == null ? null : profiles.httpReuse();
     if (reuse != null) {
       serveByRequests(stream, flow, reuse, serverSsl, source, destination, tuning, transparentSource);
@@ -325,12 +339,18 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
   /**
    * Whether the server leg of a flow whose peer asked for the client's address connects from it:
    * only for sites in {@code client-address.allow} (this node then routes the servers' answers
-   * back to itself) and on the epoll transport. Otherwise the leg connects from this node's own
-   * address, and the flow notes why.
+   * back to itself), for a client address that is neither special, nor this host's, nor inside this
+   * site's prefixes ({@link DestinationGuard#sourceProblem}), and on the epoll transport. Otherwise
+   * the leg connects from this node's own address, and the flow notes why.
    */
-  private boolean keepsClientAddress(FlowEntry flow, String peerSite) {
+  private boolean keepsClientAddress(FlowEntry flow, String peerSite, InetAddress client) {
     if (!clientAddress.allows(peerSite)) {
       flow.note("client address not kept: site " + peerSite + " is not in client-address.allow");
+      return false;
+    }
+    String problem = destinations.sourceProblem(client);
+    if (problem != null) {
+      flow.note("client address not kept: " + problem);
       return false;
     }
     if (!NettyTransport.isEpoll()) {

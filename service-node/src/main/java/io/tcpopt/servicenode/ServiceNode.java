@@ -35,6 +35,8 @@ import io.tcpopt.servicenode.session.WanChannelInitializer;
 import io.tcpopt.servicenode.session.WanSockets.WanStats;
 import io.tcpopt.servicenode.session.WanSockets;
 import io.tcpopt.servicenode.tls.SslContextCache;
+import io.tcpopt.servicenode.trust.DestinationGuard;
+import io.tcpopt.servicenode.trust.HostAddresses;
 import io.tcpopt.servicenode.trust.PeerAuthority;
 import io.tcpopt.servicenode.trust.TrustedPeer;
 import java.net.InetSocketAddress;
@@ -63,6 +65,8 @@ public final class ServiceNode implements AutoCloseable {
   private static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
   /** A controller's handoff connection must deliver its PROXY v2 header within this. */
   private static final Duration HANDOFF_HEADER_TIMEOUT = Duration.ofSeconds(5);
+  /** How often this host's interface addresses are read again (the destination guard refuses them). */
+  private static final Duration HOST_ADDRESSES_REFRESH = Duration.ofSeconds(5);
 
   private final ServiceNodeConfig config;
   private final MeterRegistry registry;
@@ -76,6 +80,9 @@ public final class ServiceNode implements AutoCloseable {
   private final WanSockets wanSockets;
   private final SessionSettings sessionSettings;
   private final PeerAuthority authority;
+  private final HostAddresses hostAddresses;
+  private final DestinationGuard destinations;
+  private io.netty.util.concurrent.ScheduledFuture<?> hostAddressesRefresh;
   private final WanReduction reduction;
   private final Map<String, AtomicInteger> upByPeer = new ConcurrentHashMap<>();
   private final EventLoopGroup boss;
@@ -98,6 +105,8 @@ public final class ServiceNode implements AutoCloseable {
       trusted.add(new TrustedPeer(p.name(), p.site()));
     }
     this.authority = new PeerAuthority(config.nodeName(), trusted, registry);
+    this.hostAddresses = HostAddresses.ofHost();
+    this.destinations = new DestinationGuard(config.serves(), hostAddresses, registry);
     ServiceNodeConfig.Lan lan = config.lan();
     this.legOptions = new LegOptions(lan.connectTimeout(), lan.idleTimeout(), lan.bufferLow(), lan.bufferHigh(), config.wan().openCoalescing(),
         new DefaultChannelGroup("legs", GlobalEventExecutor.INSTANCE));
@@ -110,7 +119,7 @@ public final class ServiceNode implements AutoCloseable {
     this.admission = new Admission(limits.maxActive(), limits.maxPerClient(), limits.bufferBudget(), registry);
     this.router = new FlowRouter(flows, sessions, new SiteRoutes(config.peers()), legOptions, () -> this.decider, admission,
         BufferBudget.optimizedFlowBytes(config.wan().streamWindow(), lan.bufferHigh()), BufferBudget.passThroughFlowBytes(lan.bufferHigh()),
-        wanSockets, profileServices, config.clientAddress());
+        wanSockets, profileServices, config.clientAddress(), destinations);
     this.boss = NettyTransport.group(1, "tcpopt-" + config.nodeName() + "-accept");
     this.workers = NettyTransport.group(Math.max(2, Runtime.getRuntime().availableProcessors()), "tcpopt-" + config.nodeName() + "-io");
   }
@@ -172,6 +181,7 @@ public final class ServiceNode implements AutoCloseable {
     }
     bindWan(serverTls);
     bindListeners();
+    guardOwnPorts();
     for (ServiceNodeConfig.Peer peer : dialledPeers()) {
       Counter reconnects = Counter.builder("tcpopt.session.reconnects").tag("peer", peer.name()).register(registry);
       PeerSessionPool pool = new PeerSessionPool(peer.name(), peer.address(), config.wan().connections(), workers, clientTls, sessionSettings,
@@ -229,6 +239,34 @@ public final class ServiceNode implements AutoCloseable {
     }
     // Only once the listener is bound: a diverted connection never meets a closed port.
     TransparentRules.install(config).ifPresent(rules::add);
+  }
+
+  /**
+   * The destination guard learns this node's listening ports and keeps this host's addresses
+   * current; a node with peers but nothing in {@code serves} is told that it will refuse their streams.
+   */
+  private void guardOwnPorts() {
+    List<Integer> ports = new ArrayList<>();
+    ports.add(wanAddress().getPort());
+    listenerAddresses().forEach(a -> ports.add(a.getPort()));
+    if (handoff != null) {
+      ports.add(handoff.localAddress().getPort());
+    }
+    destinations.ownPorts(ports);
+    long every = HOST_ADDRESSES_REFRESH.toMillis();
+    hostAddressesRefresh = GlobalEventExecutor.INSTANCE.scheduleAtFixedRate(hostAddresses::refresh, every, every, TimeUnit.MILLISECONDS);
+    if (config.serves().isEmpty() && !config.peers().isEmpty()) {
+      log.warn("node {}: service-node.serves is empty, so streams its peers open are refused; list the prefixes site {} serves",
+          config.nodeName(), config.site());
+    }
+  }
+
+  /**
+   * Ports this node's other parts listen on (controller API, console, Hazelcast, metrics): the
+   * far node never connects a peer's stream to them, even on a loopback address it serves.
+   */
+  public void alsoListensOn(List<Integer> ports) {
+    destinations.ownPorts(ports);
   }
 
   private List<ServiceNodeConfig.Peer> dialledPeers() {
@@ -412,6 +450,9 @@ public final class ServiceNode implements AutoCloseable {
       return;
     }
     closed = true;
+    if (hostAddressesRefresh != null) {
+      hostAddressesRefresh.cancel(false);
+    }
     rules.forEach(TproxyRules::close);
     router.close();
     for (InterceptListener l : listeners) {

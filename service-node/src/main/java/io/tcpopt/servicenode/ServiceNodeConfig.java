@@ -22,9 +22,12 @@ import java.util.Set;
  * @param dataReduction the chunk cache of data reduction ({@code data-reduction:}, see {@link
  *     StoreSettings#from}); used by flows whose policy asks for it
  * @param clientAddress which peer sites connect to servers from the client's own address
+ * @param serves the destinations this node's site serves ({@code serves:}, canonical prefixes): the
+ *     only ones a stream a peer opens is connected to ({@link
+ *     io.tcpopt.servicenode.trust.DestinationGuard}); empty serves none
  */
 public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer> peers, Interception interception, Lan lan, Flows flows,
-    StoreSettings dataReduction, ClientAddress clientAddress) {
+    StoreSettings dataReduction, ClientAddress clientAddress, List<String> serves) {
 
   /** The inter-node side. {@code tls} is null exactly when {@code plaintext}. */
   public record Wan(
@@ -128,6 +131,7 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
 
   public ServiceNodeConfig {
     peers = List.copyOf(peers);
+    serves = List.copyOf(serves);
   }
 
   /** Reads and validates the {@code service-node} section of node {@code nodeName} at {@code site}. */
@@ -138,7 +142,7 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     if (site == null || site.isBlank() || site.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255) {
       throw new ConfigException("node.site", "must be 1 to 255 bytes");
     }
-    section.requireOnly("wan", "peers", "interception", "lan", "flows", "data-reduction", "client-address");
+    section.requireOnly("wan", "peers", "serves", "interception", "lan", "flows", "data-reduction", "client-address");
     ConfigTree w = section.get("wan");
     List<Peer> peers = peers(section);
     Interception interception = interception(section.section("interception"));
@@ -147,7 +151,8 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     Wan wan = wan(w, flows, lan);
     StoreSettings dataReduction = StoreSettings.from(section.section("data-reduction")); // default 256MiB memory, no disk
     ClientAddress clientAddress = clientAddress(section.section("client-address"), interception.transparent() != null);
-    return new ServiceNodeConfig(nodeName, site, wan, peers, interception, lan, flows, dataReduction, clientAddress);
+    List<String> serves = prefixes(section, "serves"); // default: none (peers' streams are refused)
+    return new ServiceNodeConfig(nodeName, site, wan, peers, interception, lan, flows, dataReduction, clientAddress, serves);
   }
 
   private static ClientAddress clientAddress(ConfigTree c, boolean transparentMode) {

@@ -76,7 +76,8 @@ class ApplicationProfilesTest {
   private InetSocketAddress startPair(InetSocketAddress target, String policyYaml) {
     FlowDecider decider = decider(PolicyDocument.parse(policyYaml, "test"));
     dc = ServiceNode.start(TestNodes.config("service-node:\n  wan: { listen: 127.0.0.1:0, plaintext: true, connections: 1 }\n"
-        + "  peers: [ { name: branch-1, site: branch } ]\n", "dc-1", "dc"),
+        + "  peers: [ { name: branch-1, site: branch } ]\n"
+        + "  serves: [127.0.0.0/8]   # the test servers run on loopback\n", "dc-1", "dc"),
         decider, dcMeters);
     String branchYaml = "service-node:\n"
         + "  wan: { listen: 127.0.0.1:0, plaintext: true, connections: 1 }\n"

@@ -55,7 +55,8 @@ class FlowLimitsTest {
   /** A branch with one listener optimized to the DC and one passed through (a site nobody serves). */
   private void start(String flows) {
     dc = ServiceNode.start(TestNodes.config("service-node:\n  wan: { listen: 127.0.0.1:0, plaintext: true, connections: 1 }\n"
-        + "  peers: [ { name: branch-1, site: branch } ]\n", "dc-1", "dc"),
+        + "  peers: [ { name: branch-1, site: branch } ]\n"
+        + "  serves: [127.0.0.0/8]   # the test servers run on loopback\n", "dc-1", "dc"),
         null, new SimpleMeterRegistry());
     String target = "127.0.0.1:" + echo.address().getPort();
     branch = ServiceNode.start(TestNodes.config("service-node:\n"

@@ -67,7 +67,8 @@ class LegProfileTest {
     idleServer = new TestServer(s -> {});
     idleTargetPort = idleServer.address().getPort();
     dc = ServiceNode.start(TestNodes.config("service-node:\n  wan: { listen: 127.0.0.1:0, plaintext: true, connections: 1 }\n"
-        + "  peers: [ { name: branch-1, site: branch } ]\n", "dc-1", "dc"),
+        + "  peers: [ { name: branch-1, site: branch } ]\n"
+        + "  serves: [127.0.0.0/8]   # the test servers run on loopback\n", "dc-1", "dc"),
         LegProfileTest::decide, new SimpleMeterRegistry());
     String branchYaml = "service-node:\n"
         + "  wan: { listen: 127.0.0.1:0, plaintext: true, connections: 1 }\n"

@@ -34,7 +34,8 @@ class PeerTrustTest {
   @BeforeAll
   static void start() {
     tls = DemoCertificates.generate(certs, List.of("branch-1", "dc-1", "rogue-1"));
-    dc = ServiceNode.start(TestNodes.config("service-node:\n" + wan("dc-1") + "  peers: [ { name: branch-1, site: branch } ]\n", "dc-1", "dc"),
+    dc = ServiceNode.start(TestNodes.config("service-node:\n" + wan("dc-1") + "  peers: [ { name: branch-1, site: branch } ]\n"
+        + "  serves: [127.0.0.0/8]   # the test servers run on loopback\n", "dc-1", "dc"),
         null, dcMeters);
     branch = ServiceNode.start(TestNodes.config("service-node:\n" + wan("branch-1") + dials(dc.wanAddress()), "branch-1", "branch"), null,
         new SimpleMeterRegistry());

@@ -43,7 +43,8 @@ final class ReductionPair implements AutoCloseable {
 
   private ServiceNode startDc(int port) {
     String yaml = "service-node:\n  wan: { listen: 127.0.0.1:" + port + ", connections: " + connections + ", plaintext: true }\n"
-        + "  peers: [ { name: branch-1, site: branch } ]\n";
+        + "  peers: [ { name: branch-1, site: branch } ]\n"
+        + "  serves: [127.0.0.0/8]   # the test servers run on loopback\n";
     return ServiceNode.start(TestNodes.config(yaml, "dc-1", "dc"), decider(), new SimpleMeterRegistry(), dcSettings);
   }
 

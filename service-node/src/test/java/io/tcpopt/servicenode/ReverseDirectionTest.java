@@ -25,11 +25,13 @@ class ReverseDirectionTest {
       try (ServiceNode dc = ServiceNode.start(TestNodes.config("service-node:\n"
           + "  wan: { listen: 127.0.0.1:0, plaintext: true }\n"
           + "  peers: [ { name: branch-1, site: branch } ]\n"
+          + "  serves: [127.0.0.0/8]   # the test servers run on loopback\n"
           + "  interception: { listeners: [ { listen: 127.0.0.1:0, target: '" + target + "', site: branch } ] }\n", "dc-1", "dc"),
           null, new SimpleMeterRegistry());
           ServiceNode branch = ServiceNode.start(TestNodes.config("service-node:\n"
               + "  wan: { listen: 127.0.0.1:0, plaintext: true, connections: 2 }\n"
-              + "  peers: [ { name: dc-1, site: dc, address: '127.0.0.1:" + dc.wanAddress().getPort() + "' } ]\n", "branch-1", "branch"),
+              + "  peers: [ { name: dc-1, site: dc, address: '127.0.0.1:" + dc.wanAddress().getPort() + "' } ]\n"
+              + "  serves: [127.0.0.0/8]\n", "branch-1", "branch"),
               null, new SimpleMeterRegistry())) {
         TestNodes.await(() -> dc.sessions().stream().mapToInt(PeerSessionStatus::connectionsUp).sum() == 2, 10_000, "inbound sessions");
         PeerSessionStatus inbound = dc.sessions().get(0);

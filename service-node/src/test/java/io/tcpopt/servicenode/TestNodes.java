@@ -59,6 +59,7 @@ final class TestNodes implements AutoCloseable {
     String dcYaml = "service-node:\n"
         + wan(tls == null ? null : tls.get("dc-1"), connections, wanExtra)
         + "  peers: [ { name: branch-1, site: branch } ]\n"
+        + "  serves: [127.0.0.0/8]   # the test servers run on loopback\n"
         + "  lan: { " + lanExtra + " }\n" + extra;
     ServiceNode dc = ServiceNode.start(config(dcYaml, "dc-1", "dc"), null, dcMeters);
     InetSocketAddress dcWan;

@@ -80,6 +80,7 @@ public final class DemoCluster implements AutoCloseable {
             + tls(certs.get("dc-1"))
             + "    link: { bandwidth: 1Gbit, rtt: 10ms }\n"
             + "  peers: [ { name: branch-1, site: branch } ]\n"
+            + "  serves: [127.0.0.0/8]              # the demo server runs on loopback\n"
             + "metrics: { listen: 127.0.0.1:0 }\n",
         "demo dc-1 config")));
     progress.accept("DC service node dc-1: WAN " + hostPort(dc.serviceNode().wanAddress()));

@@ -107,6 +107,24 @@ public final class NodeRuntime implements AutoCloseable {
       started.push(metrics);
       parts.add("metrics: http://" + metrics.address().getHostString() + ":" + metrics.address().getPort() + "/metrics");
     }
+    if (serviceNode != null) {
+      serviceNode.alsoListensOn(otherPorts());
+    }
+  }
+
+  /** The ports of this node's other parts, which its service node never connects a peer's stream to. */
+  private List<Integer> otherPorts() {
+    List<Integer> ports = new ArrayList<>();
+    if (controller != null) {
+      ports.add(controller.grpcAddress().getPort());
+      ports.add(controller.config().cluster().port());
+      controller.handoffAddresses().forEach(a -> ports.add(a.getPort()));
+      controller.consoleUrl().map(java.net.URI::create).map(java.net.URI::getPort).filter(p -> p > 0).ifPresent(ports::add);
+    }
+    if (metrics != null) {
+      ports.add(metrics.address().getPort());
+    }
+    return ports;
   }
 
   /**

@@ -82,7 +82,8 @@ class ExternalServiceNodeTest {
     acceptor.setDaemon(true);
     acceptor.start();
     dc = ServiceNode.start(config("service-node:\n  wan: { listen: 127.0.0.1:0, plaintext: true, connections: 1 }\n"
-        + "  peers: [ { name: sn-ext, site: branch } ]\n", "dc-1", "dc"), null,
+        + "  peers: [ { name: sn-ext, site: branch } ]\n"
+        + "  serves: [127.0.0.0/8]   # the test servers run on loopback\n", "dc-1", "dc"), null,
         new SimpleMeterRegistry());
     branch = ServiceNode.start(config("service-node:\n"
         + "  wan: { listen: 127.0.0.1:0, plaintext: true, connections: 1 }\n"

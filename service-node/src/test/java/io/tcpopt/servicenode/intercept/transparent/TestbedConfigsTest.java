@@ -69,6 +69,7 @@ class TestbedConfigsTest {
     assertTrue(c.interception().transparent() == null, "the DC intercepts nothing");
     assertTrue(c.clientAddress().allows("branch"), "the DC connects from the client's address for the branch's flows");
     assertFalse(c.clientAddress().allows("elsewhere"));
+    assertEquals(List.of("198.19.1.0/24", "2001:2:0:1901::/64"), c.serves(), "the DC connects peers' streams to its own LAN only");
   }
 
   private ConfigTree load(String name) throws Exception {

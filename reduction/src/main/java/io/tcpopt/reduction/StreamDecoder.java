@@ -324,11 +324,10 @@ public final class StreamDecoder {
             throw bad("ops decode to more than the stated " + decodedLength + " bytes");
           }
           byte[] data = receiverEpoch == ownEpoch ? store.get(f, length, crc) : null;
-          byte[] prefix = Arrays.copyOf(open == null ? new byte[0] : open, openLength);
-          if (data != null && startsWith(data, prefix)) {
+          if (data != null && (openLength == 0 || Arrays.equals(data, 0, openLength, open, 0, openLength))) {
             System.arraycopy(data, openLength, out, outAt, n);
           } else {
-            holes.add(new Hole(new ChunkId(f, length, crc), outAt, prefix));
+            holes.add(new Hole(new ChunkId(f, length, crc), outAt, Arrays.copyOf(open == null ? new byte[0] : open, openLength)));
           }
           peer.peerHolds(f, length, crc, senderEpoch);
           openLength = 0;

@@ -2,7 +2,6 @@ package io.tcpopt.reduction;
 
 import static io.tcpopt.reduction.SegmentFormat.CHUNK_OP_BYTES;
 import static io.tcpopt.reduction.SegmentFormat.LITERAL_OP_BYTES;
-import static io.tcpopt.reduction.SegmentFormat.MAX_DECODED;
 import static io.tcpopt.reduction.SegmentFormat.MAX_HEADER;
 import static io.tcpopt.reduction.SegmentFormat.MAX_OPS;
 import static io.tcpopt.reduction.SegmentFormat.MAX_PREFIX;
@@ -36,6 +35,14 @@ import java.util.Arrays;
  * <p>Confined to the stream's thread; the peer's shared state is locked inside {@link PeerReduction}.
  */
 public final class StreamEncoder {
+  /**
+   * The most bytes one segment decodes to, below the format's 1 MiB: a segment of references
+   * becomes one array of this size at the receiver, and arrays of 512 KiB and more are "humongous"
+   * to the G1 collector of a 2 GiB heap (allocated and reclaimed region by region), which a
+   * repeated transfer would make by the hundred. Costs 32 bytes of header per 256 KiB.
+   */
+  static final int MAX_SEGMENT_DECODED = 256 * 1024;
+
   private final PeerReduction peer;
   private final DataReduction mode;
   private final int maxSegment;
@@ -195,9 +202,11 @@ public final class StreamEncoder {
 
   private void endChunk() {
     int length = openLength;
-    byte[] data = Arrays.copyOf(open, length); // the cache keeps it
-    Fingerprint f = fingerprints.of(data, 0, length);
-    int crc = Crc.of(data);
+    Fingerprint f = fingerprints.of(open, 0, length);
+    int crc = Crc.of(open, 0, length);
+    // The cache's own array: a chunk met again costs no copy (and no garbage); a new one is copied
+    // into the cache once, and references retain that same array.
+    byte[] data = peer.store().share(f, open, 0, length, crc);
     long end = written;
     long epoch = openSent < length ? peer.referenceEpoch(f, length, crc, this) : 0;
     if (epoch != 0) {
@@ -215,7 +224,6 @@ public final class StreamEncoder {
       pending.add(new Object[] {end, f});
       stats.chunksOut.increment();
     }
-    peer.store().put(f, data, crc);
     openLength = 0;
     openSent = 0;
   }
@@ -234,7 +242,7 @@ public final class StreamEncoder {
   private void addLiteral(byte[] data, int offset, int length, boolean chunkFollows) {
     while (length > 0) {
       int reserve = LITERAL_OP_BYTES + (chunkFollows ? CHUNK_OP_BYTES : 0);
-      int take = Math.min(length, Math.min(room(reserve), MAX_DECODED - decoded));
+      int take = Math.min(length, Math.min(room(reserve), MAX_SEGMENT_DECODED - decoded));
       take = Math.min(take, SegmentFormat.MAX_LITERAL - literal.length());
       if (take <= 0 || opCount >= MAX_OPS - 2) {
         seal();
@@ -267,7 +275,7 @@ public final class StreamEncoder {
   }
 
   private void addReference(Fingerprint f, int length, int crc, int outputBytes, long epoch) {
-    if (room(REF_OP_BYTES) < 0 || opCount >= MAX_OPS || decoded + outputBytes > MAX_DECODED
+    if (room(REF_OP_BYTES) < 0 || opCount >= MAX_OPS || decoded + outputBytes > MAX_SEGMENT_DECODED
         || (segmentReferenceEpoch != 0 && segmentReferenceEpoch != epoch)) {
       seal();
     }

@@ -3,6 +3,7 @@ package io.tcpopt.reduction.store;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -122,6 +123,26 @@ public final class ChunkStore implements AutoCloseable {
       evicted.removeIf(this::holds);
     }
     notifyEvicted(evicted);
+  }
+
+  /**
+   * The cache's array for the chunk {@code data[offset, offset + length)}: the one it holds when it
+   * holds these exact bytes (compared byte for byte, so a colliding chunk is never taken for them;
+   * made most recently used), else a copy that it stores as {@link #put} does. A sender that meets
+   * a chunk again so allocates nothing, and the caller's buffer may be reused at once.
+   */
+  public byte[] share(Fingerprint f, byte[] data, int offset, int length, int crc) {
+    synchronized (this) {
+      MemoryTier.Entry e = memory.get(f);
+      if (e != null && e.matches(length, crc) && Arrays.equals(e.data(), 0, length, data, offset, offset + length)) {
+        if (disk == null || disk.contains(f, length, crc)) {
+          return e.data();
+        }
+      }
+    }
+    byte[] copy = Arrays.copyOfRange(data, offset, offset + length);
+    put(f, copy, crc);
+    return copy;
   }
 
   /** Whether either tier still holds a chunk under {@code f}: a chunk pushed out of memory may still be on disk. */

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -78,6 +80,28 @@ class ChunkStoreTest {
       s.put(same, two, Crc.of(two));
       assertNull(s.get(same, 3000, Crc.of(one)));
       assertArrayEquals(two, s.get(same, 3000, Crc.of(two)));
+    }
+  }
+
+  @Test
+  void shareReturnsTheHeldArrayForTheSameBytesAndACopyOtherwise() {
+    try (ChunkStore s = ChunkStore.open(StoreSettings.memory(1 << 20))) {
+      byte[] buffer = new byte[10_000];
+      byte[] c = chunk(4, 3000);
+      System.arraycopy(c, 0, buffer, 100, c.length);
+      byte[] first = s.share(fp(c), buffer, 100, 3000, Crc.of(c));
+      assertNotSame(buffer, first);
+      assertArrayEquals(c, first);
+      assertSame(first, s.get(fp(c), 3000, Crc.of(c)), "stored");
+      java.util.Arrays.fill(buffer, (byte) 0); // the caller reuses its buffer: the cache is unaffected
+      assertArrayEquals(c, s.get(fp(c), 3000, Crc.of(c)));
+      assertSame(first, s.share(fp(c), c.clone(), 0, 3000, Crc.of(c)), "the same bytes again: the held array, no copy");
+
+      // same fingerprint, length and CRC claimed for other bytes (a forced collision): never the held array
+      byte[] other = chunk(5, 3000);
+      byte[] shared = s.share(fp(c), other, 0, 3000, Crc.of(c));
+      assertNotSame(first, shared);
+      assertArrayEquals(other, shared);
     }
   }
 

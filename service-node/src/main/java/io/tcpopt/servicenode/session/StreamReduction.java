@@ -3,6 +3,7 @@ package io.tcpopt.servicenode.session;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.tcpopt.common.policy.DataReduction;
 import io.tcpopt.reduction.PeerReduction;
 import io.tcpopt.reduction.StreamDecoder;
@@ -16,6 +17,15 @@ import io.tcpopt.reduction.StreamEncoder;
  * event loop except for the decoder's wakeup.
  */
 final class StreamReduction {
+  private static final int SCRATCH_BYTES = 64 * 1024;
+  /** Where bytes of direct buffers are copied for the encoder: one array per event loop, not per flow. */
+  private static final FastThreadLocal<byte[]> SCRATCH = new FastThreadLocal<>() {
+    @Override
+    protected byte[] initialValue() {
+      return new byte[SCRATCH_BYTES];
+    }
+  };
+
   private final DataReduction mode;
   private final StreamEncoder encoder;
   private final StreamDecoder decoder;
@@ -40,14 +50,24 @@ final class StreamReduction {
 
   // ---- towards the peer -----------------------------------------------------------------------
 
-  /** Takes the bridge's bytes (released here). */
+  /**
+   * Takes the bridge's bytes (released here). The encoder copies what it keeps, so bytes of a
+   * direct buffer pass through the loop's one scratch array rather than a new array per read.
+   */
   void write(ByteBuf lan) {
     try {
       int n = lan.readableBytes();
       if (lan.hasArray()) {
         encoder.write(lan.array(), lan.arrayOffset() + lan.readerIndex(), n);
       } else {
-        encoder.write(ByteBufUtil.getBytes(lan), 0, n);
+        byte[] scratch = SCRATCH.get();
+        for (int at = lan.readerIndex(), left = n; left > 0; ) {
+          int k = Math.min(left, SCRATCH_BYTES);
+          lan.getBytes(at, scratch, 0, k);
+          encoder.write(scratch, 0, k);
+          at += k;
+          left -= k;
+        }
       }
       unsent += n;
     } finally {

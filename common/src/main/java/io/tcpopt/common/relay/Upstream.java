@@ -49,7 +49,8 @@ public interface Upstream {
 
   /**
    * Half-closes towards the far end after everything written (FIN, END_STREAM). At most once. The
-   * future succeeds once the end is out and fails when bytes before it were lost.
+   * future succeeds once the end is out — for a WAN stream, once the peer node wrote every byte
+   * before it to its leg — and fails when bytes before it were lost.
    */
   Future<Void> end();
 

@@ -15,6 +15,13 @@ import io.tcpopt.servicenode.wire.WireCodes;
  * {@link #sendWindow()} bytes unacknowledged; received bytes are granted back (WINDOW_UPDATE) only
  * once written to the local TCP leg ({@link #consumed}), batched at a quarter window.
  *
+ * <p>Lifecycle: the END_STREAM in each direction is not the end of the stream. The receiver keeps
+ * granting after it and grants the last bytes as soon as all are written to its leg: that grant is
+ * the delivery acknowledgement, which completes the sender's end ({@link
+ * StreamHandler#onEndDelivered}). The stream stays known to its connection until both directions
+ * are delivered, so a leg write that fails after both ENDs still resets the peer's leg
+ * (RST_STREAM), and a lost connection still resets the legs of undelivered streams.
+ *
  * <p>Bytes written to the stream wait in its own send queue (at most {@link #SEND_QUEUE_LIMIT})
  * until the connection's {@link StreamScheduler} picks them, so queues stay where the fair
  * scheduler sees them and the socket's own queue stays shallow. All methods
@@ -33,6 +40,8 @@ public final class MuxStream {
   private int unacknowledged;
   private boolean sentEnd;
   private boolean receivedEnd;
+  /** The peer acknowledged every byte sent before this side's END_STREAM, and the handler was told. */
+  private boolean endDelivered;
   private boolean removed;
 
   /** Written, not yet handed to the connection (within the send window already). */
@@ -130,7 +139,10 @@ public final class MuxStream {
     boolean end = endPending && pendingBytes == 0;
     if (end) {
       endPending = false;
-      removeIfDone();
+      if (allSentAcknowledged()) {
+        // Nothing waits for an acknowledgement: told after the scheduler's round, not inside it.
+        eventLoop().execute(this::endDeliveredIfAcknowledged);
+      }
     }
     return new DataFrame(id, out, end, encoded && out.isReadable());
   }
@@ -192,17 +204,41 @@ public final class MuxStream {
     mux.flush();
   }
 
-  /** {@code bytes} received on this stream were written to the local leg: grant them back. */
+  /**
+   * {@code bytes} received on this stream were written to the local leg: grant them back, batched,
+   * except after the peer's END_STREAM once everything received is written (the delivery
+   * acknowledgement).
+   */
   void consumed(int bytes) {
-    if (removed || receivedEnd) {
+    if (removed) {
       return;
     }
     unacknowledged += bytes;
-    if (unacknowledged >= Math.max(1, mux.localWindow() / 4)) {
+    if (unacknowledged >= Math.max(1, mux.localWindow() / 4) || (receivedEnd && unacknowledged > 0 && allReceivedWritten())) {
       receiveCredit += unacknowledged;
       mux.write(new WindowUpdateFrame(id, unacknowledged));
       mux.flush();
       unacknowledged = 0;
+    }
+    removeIfDone();
+  }
+
+  /** Every byte received so far was written to the local leg. */
+  private boolean allReceivedWritten() {
+    return receiveCredit + unacknowledged == mux.localWindow();
+  }
+
+  /** Every byte sent so far was written to the peer's leg: its grants brought the window back. */
+  private boolean allSentAcknowledged() {
+    return sendWindow == mux.peerInitialWindow();
+  }
+
+  /** Tells the handler, once, that everything before this side's END_STREAM reached the peer's leg. */
+  private void endDeliveredIfAcknowledged() {
+    if (!removed && !endDelivered && sentEnd && !endPending && allSentAcknowledged()) {
+      endDelivered = true;
+      handler.onEndDelivered();
+      removeIfDone();
     }
   }
 
@@ -233,8 +269,10 @@ public final class MuxStream {
       return;
     }
     receivedEnd = frame.endStream();
-    removeIfDone();
     handler.onData(frame.content(), frame.endStream(), frame.encoded());
+    if (receivedEnd) {
+      consumed(0); // an END_STREAM after bytes already written acknowledges them at once
+    }
   }
 
   void onWindowUpdate(int increment) {
@@ -244,6 +282,7 @@ public final class MuxStream {
       return;
     }
     handler.onWindowUpdate(increment);
+    endDeliveredIfAcknowledged();
   }
 
   void onReset(int code, String reason) {
@@ -253,9 +292,17 @@ public final class MuxStream {
     handler.onReset(code, reason);
   }
 
+  /**
+   * The WAN connection is gone. The leg is reset unless both directions are safe: everything this
+   * side sent was delivered, and the peer's END_STREAM arrived (all its bytes are here and the
+   * bridge finishes writing them).
+   */
   void onConnectionLost(String reason) {
     removed = true;
     dropPending();
+    if (endDelivered && receivedEnd) {
+      return;
+    }
     handler.onReset(WireCodes.INTERNAL, reason);
   }
 
@@ -264,9 +311,12 @@ public final class MuxStream {
     handler.onSendRoom();
   }
 
-  /** Done once the end went out both ways (the end leaves this side when the scheduler sends it). */
+  /**
+   * Done once both directions are delivered: this side's END went out and the peer acknowledged
+   * every byte before it, and the peer's END arrived and every byte before it was written and granted.
+   */
   private void removeIfDone() {
-    if (sentEnd && !endPending && receivedEnd && !removed) {
+    if (endDelivered && receivedEnd && unacknowledged == 0 && allReceivedWritten() && !removed) {
       removed = true;
       mux.remove(this);
     }

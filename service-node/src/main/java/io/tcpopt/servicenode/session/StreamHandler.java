@@ -20,6 +20,12 @@ interface StreamHandler {
     onWindowUpdate();
   }
 
+  /**
+   * The peer wrote to its leg every byte this side sent before its END_STREAM (it granted them
+   * all back): this direction is delivered.
+   */
+  default void onEndDelivered() {}
+
   /** The stream is gone: the peer reset it, or the WAN connection failed. */
   void onReset(int code, String reason);
 

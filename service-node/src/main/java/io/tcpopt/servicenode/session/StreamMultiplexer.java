@@ -60,6 +60,8 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
    * its GOAWAY tells the peer it opens no more.
    */
   static final long RETIRE_GRACE_MILLIS = 1_000;
+  /** How long a connection closing with GOAWAY waits for the GOAWAY to leave before it closes regardless. */
+  static final long GOAWAY_CLOSE_GRACE_MILLIS = 1_000;
 
   private final SessionSettings local;
   private final boolean dialler;
@@ -327,6 +329,11 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     closing = true;
     log.warn("closing WAN connection {} (peer {}): {}: {}", ctx.channel().remoteAddress(), peerName(), WireCodes.goAwayName(code), reason);
     ctx.writeAndFlush(new GoAwayFrame(lastPeerId, code, reason)).addListener(ChannelFutureListener.CLOSE);
+    // A dead or blackholed peer may never take the GOAWAY (its socket stays full of unacknowledged
+    // bytes): close anyway, so the streams' legs are reset now rather than when TCP gives up.
+    ctx.executor().schedule(() -> {
+      ctx.close();
+    }, GOAWAY_CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
   }
 
   /** Graceful close at node shutdown: GOAWAY(SHUTTING_DOWN), then close. Any thread. */

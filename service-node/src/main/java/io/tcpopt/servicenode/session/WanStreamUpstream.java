@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.tcpopt.common.policy.DataReduction;
 import io.tcpopt.common.relay.Upstream;
@@ -36,6 +37,10 @@ import java.util.concurrent.TimeUnit;
  * bytes both ways. Such an OPEN carries no first bytes. A side whose peer has no chunk cache (its
  * HELLO) sends plain.
  *
+ * <p>{@link #end} succeeds only when the peer acknowledged every byte before the END_STREAM (it
+ * wrote them to its leg, see {@link MuxStream}); a reset or a lost connection before that fails
+ * it, so the bridge resets its leg instead of closing it cleanly.
+ *
  * <p>RST_STREAM codes map to and from {@link ResetCause}.
  */
 public final class WanStreamUpstream implements Upstream, StreamHandler {
@@ -56,6 +61,8 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
   /** The peer's END_STREAM arrived; delivered to the bridge once the decoder has output it all. */
   private boolean endReceived;
   private boolean endDelivered;
+  /** This side's end: succeeds once the peer wrote every byte before it to its leg; null before {@link #end}. */
+  private Promise<Void> endDone;
   private volatile long wanBytesSent;
   private volatile long wanBytesReceived;
 
@@ -289,9 +296,10 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
       wanBytesSent += reduction.send(stream);
       reduction.closeEncoder(true);
     }
+    endDone = loop.newPromise();
     stream.writeData(Unpooled.EMPTY_BUFFER, true);
     stream.flush();
-    return loop.newSucceededFuture(null);
+    return endDone;
   }
 
   @Override
@@ -318,8 +326,22 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     if (reduction != null) {
       reduction.close(false);
     }
+    failEnd(reason);
     if (stream != null) {
       stream.reset(code(cause), reason);
+    }
+  }
+
+  private void failEnd(String reason) {
+    if (endDone != null) {
+      endDone.tryFailure(new IllegalStateException("stream reset before the peer acknowledged every byte: " + reason));
+    }
+  }
+
+  @Override
+  public void onEndDelivered() {
+    if (!gone && endDone != null) {
+      endDone.trySuccess(null);
     }
   }
 
@@ -443,6 +465,7 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     if (listener != null) {
       listener.onReset(cause(code), "WAN stream reset: " + reason);
     }
+    failEnd(reason);
   }
 
   static int code(ResetCause cause) {

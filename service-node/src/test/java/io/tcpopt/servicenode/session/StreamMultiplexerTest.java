@@ -66,6 +66,11 @@ class StreamMultiplexerTest {
 
         @Override
         public void onSendRoom() {}
+
+        @Override
+        public void onEndDelivered() {
+          events.add("delivered " + stream.id());
+        }
       });
       events.add("open " + stream.id() + " " + first);
     };
@@ -227,7 +232,7 @@ class StreamMultiplexerTest {
   }
 
   @Test
-  void endStreamBothWaysRemovesTheStream() {
+  void endStreamBothWaysAndDeliveryRemoveTheStream() {
     feed(open(1, 5), data(1, 0, true));
     MuxStream s = accepted.get(0);
     s.writeData(Unpooled.wrappedBuffer(new byte[3]), true);
@@ -236,6 +241,13 @@ class StreamMultiplexerTest {
     DataFrame d = (DataFrame) out.get(0);
     assertTrue(d.endStream());
     d.release();
+    assertEquals(1, s.connection().activeStreams(), "both ENDs crossed, but neither direction is delivered yet");
+    s.consumed(5);
+    WindowUpdateFrame ack = (WindowUpdateFrame) sent().get(0);
+    assertEquals(5, ack.increment(), "every received byte written after the END: granted at once (the delivery acknowledgement)");
+    assertEquals(1, s.connection().activeStreams(), "the peer has not acknowledged the 3 bytes sent");
+    feed(new WindowUpdateFrame(1, 3));
+    assertTrue(events.contains("delivered 1"), events.toString());
     assertEquals(0, s.connection().activeStreams());
     feed(data(1, 1, false));
     assertTrue(ch.isOpen(), "late DATA for a finished stream is ignored");

@@ -9,7 +9,14 @@
 #      direct: the same flows without the pair (that every flow was held and exact).
 #   7  flow rate: new flows back to back (connect, 1 KiB echo, the server closes), 64 at a time, for
 #      FR_SECONDS, at 2 ms and 100 ms RTT, direct and tcpopt: flows/s, setup latency p50/p99
-#      (connect() to the first echoed byte), whole-flow p50/p99; every byte checked.
+#      (connect() to the first echoed byte), whole-flow p50/p99, and the CPU the two nodes spent per
+#      flow (ms, from /proc: robust against the load others put on the machine); every byte checked.
+#
+# The pair runs with settings for many flows (FLOWS_TCPOPT_* below, the environment may override
+# them): the testbed has one client address, which holds every flow (flows.max-per-client), and
+# every optimized flow reserves window + 2 x lan.proxy-buffer-high of the buffer budget (10,000 x
+# 192 KiB = 1.9 GiB), so the budget and the JVM's direct-memory limit it must fit in are raised.
+# The reservation is a worst case; what the flows really cost is the RSS the experiment reports.
 
 FLOWGEN="$BENCH_DIR/target/flowgen"
 MF_PORT=9000 FR_PORT=9001
@@ -18,7 +25,11 @@ if [ "${quick:-0}" -eq 1 ]; then
 else
   MF_FLOWS=10000 MF_HOLD=10 MF_AFTER=30 FR_SECONDS=10
 fi
-MF_RATE_MBIT=1000 FR_CONCURRENCY=64 FR_SIZE=1024
+MF_OPEN=90 MF_RATE_MBIT=1000 FR_CONCURRENCY=64 FR_SIZE=1024 FLOWS_WARM_SECONDS="${FLOWS_WARM_SECONDS:-15}"
+FLOWS_TCPOPT_STREAM_WINDOW="${FLOWS_TCPOPT_STREAM_WINDOW:-64KiB}"
+FLOWS_TCPOPT_LAN="${FLOWS_TCPOPT_LAN:-{ proxy-buffer-high: 64KiB, proxy-buffer-low: 16KiB \}}"
+FLOWS_TCPOPT_FLOWS="${FLOWS_TCPOPT_FLOWS:-{ max-active: 12000, max-per-client: 12000, buffer-budget: 2560MiB \}}"
+FLOWS_TCPOPT_JAVA_OPTS="${FLOWS_TCPOPT_JAVA_OPTS:--Xmx1g -XX:MaxDirectMemorySize=4g}"
 
 build_flowgen() {
   local src="$BENCH_DIR/tools/flowgen.c"
@@ -45,9 +56,11 @@ flowgen_client() { # flowgen_client MODE ARGS...: runs flowgen in the client nam
   ip netns exec "$NS_CLIENT" "$FLOWGEN" "$mode" --host "$SERVER_IP" "$@"
 }
 
-# A JIT-warm pair: a few seconds of new flows and a thousand held ones, not recorded.
+# A JIT-warm pair: FLOWS_WARM_SECONDS of new flows (the JIT compiler is still busy after a few
+# seconds, the more so on a loaded machine) and a thousand held ones, not recorded.
 flows_warm_up() {
-  flowgen_client rate --port "$FR_PORT" --size "$FR_SIZE" --concurrency "$FR_CONCURRENCY" --duration 3 > "$RESULTS/logs/flows-warm-up-$1.json" 2>&1 || true
+  flowgen_client rate --port "$FR_PORT" --size "$FR_SIZE" --concurrency "$FR_CONCURRENCY" --duration "$FLOWS_WARM_SECONDS" --deadline 15 \
+    > "$RESULTS/logs/flows-warm-up-$1.json" 2>&1 || true
   flowgen_client hold --port "$MF_PORT" --flows 1000 --concurrency 128 --hold 1 >> "$RESULTS/logs/flows-warm-up-$1.json" 2>&1 || true
 }
 
@@ -60,10 +73,12 @@ many_flows_run() { # many_flows_run MODE -> a row of many_flows.csv
   sleep "$MF_AFTER" # what the node keeps once a burst is over is its baseline
   local b0=0 d0=0 b1=0 d1=0 b2=0 d2=0 sockets=0
   [ -z "$branch_pid" ] || { b0="$(rss_kb "$branch_pid")"; d0="$(rss_kb "$dc_pid")"; }
-  ip netns exec "$NS_CLIENT" timeout -k 5 $((MF_HOLD + 120)) "$FLOWGEN" hold --host "$SERVER_IP" --port "$MF_PORT" \
-    --flows "$MF_FLOWS" --concurrency 256 --size 100 --hold "$MF_HOLD" --deadline 30 > "$json" 2> "$RESULTS/logs/many-flows-$mode.err" &
+  # at most MF_OPEN s to open them all (a new flow through the pair costs a few hundred µs of CPU
+  # at each node; on a loaded machine 10,000 take tens of seconds)
+  ip netns exec "$NS_CLIENT" timeout -k 5 $((MF_OPEN + MF_HOLD + 60)) "$FLOWGEN" hold --host "$SERVER_IP" --port "$MF_PORT" \
+    --flows "$MF_FLOWS" --concurrency 256 --size 100 --duration "$MF_OPEN" --hold "$MF_HOLD" --deadline 30 > "$json" 2> "$RESULTS/logs/many-flows-$mode.err" &
   local client=$!
-  for _ in $(seq 1200); do grep -q '"held"' "$json" 2> /dev/null && break; kill -0 "$client" 2> /dev/null || break; sleep 0.1; done
+  for _ in $(seq $((MF_OPEN * 10 + 400))); do grep -q '"held"' "$json" 2> /dev/null && break; kill -0 "$client" 2> /dev/null || break; sleep 0.1; done
   sleep 2
   sockets="$(ip netns exec "$NS_CLIENT" ss -Htn state established "dport = :$MF_PORT" | wc -l)"
   [ -z "$branch_pid" ] || { b1="$(rss_kb "$branch_pid")"; d1="$(rss_kb "$dc_pid")"; }
@@ -94,25 +109,34 @@ PY
   progress "  $mode: $held/$MF_FLOWS held ($status); branch RSS $b0 -> $b1 -> $b2 MiB ($bper KiB/flow, after close ${bback}% of baseline); dc $d0 -> $d1 -> $d2 MiB ($dper KiB/flow, ${dback}%)"
 }
 
+cpu_ticks() { # cpu_ticks PID...: user + system clock ticks of the processes together
+  local pid total=0
+  for pid in "$@"; do total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2> /dev/null || echo 0))); done
+  echo "$total"
+}
+
 flow_rate_run() { # flow_rate_run MODE RTT -> a row of flow_rate.csv
-  local mode="$1" rtt="$2" json="$RESULTS/logs/flow-rate-$1-rtt$2.json"
+  local mode="$1" rtt="$2" json="$RESULTS/logs/flow-rate-$1-rtt$2.json" ticks0 ticks1
+  ticks0="$(cpu_ticks "${TCPOPT_PIDS[@]}")"
   flowgen_client rate --port "$FR_PORT" --size "$FR_SIZE" --concurrency "$FR_CONCURRENCY" --duration "$FR_SECONDS" --deadline 15 \
     > "$json" 2> "$RESULTS/logs/flow-rate-$mode-rtt$rtt.err" || true
+  ticks1="$(cpu_ticks "${TCPOPT_PIDS[@]}")"
   local row
-  row="$("$PYTHON" - "$json" <<'PY'
+  row="$("$PYTHON" - "$json" "$((ticks1 - ticks0))" "$(getconf CLK_TCK)" <<'PY'
 import json, sys
 try:
     d = json.load(open(sys.argv[1]))
 except Exception:
-    print("0,0,0,0,0,0,0,0,failed: no result"); sys.exit()
+    print("0,0,0,0,0,0,0,0,0,failed: no result"); sys.exit()
 status = "ok" if d["completed"] == d["started"] and not d["errors"] and not d["mismatched_bytes"] else "errors: " + d["last_error"][:60].replace(",", ";")
-print("%d,%d,%d,%.1f,%.3f,%.3f,%.3f,%.3f,%s" % (d["started"], d["completed"], d["errors"], d["flows_per_s"], d["setup_p50_ms"], d["setup_p99_ms"],
-      d["flow_p50_ms"], d["flow_p99_ms"], status))
+cpu_ms = int(sys.argv[2]) * 1000 / int(sys.argv[3]) / d["completed"] if d["completed"] else 0
+print("%d,%d,%d,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%s" % (d["started"], d["completed"], d["errors"], d["flows_per_s"], d["setup_p50_ms"], d["setup_p99_ms"],
+      d["flow_p50_ms"], d["flow_p99_ms"], cpu_ms, status))
 PY
 )"
   echo "$mode,$rtt,$row" >> "$RESULTS/flow_rate.csv"
-  IFS=, read -r _ done errors rate s50 s99 _ _ status <<< "$row"
-  progress "  $mode rtt=${rtt}ms: $rate flows/s ($done flows, $errors errors), setup p50 $s50 ms p99 $s99 ms ($status)"
+  IFS=, read -r _ done errors rate s50 s99 _ _ cpu status <<< "$row"
+  progress "  $mode rtt=${rtt}ms: $rate flows/s ($done flows, $errors errors), setup p50 $s50 ms p99 $s99 ms, nodes' CPU $cpu ms/flow ($status)"
 }
 
 # Experiments 6 and 7 on their own testbed (the link at 1 Gbit/s), each mode started once.
@@ -123,7 +147,8 @@ flows_experiments() {
   local mode rtt
   for mode in direct $(printf '%s\n' $modes | grep -x tcpopt || true); do
     set_flows_link 2
-    if [ "$mode" = tcpopt ] && ! start_tcpopt testbed > "$RESULTS/logs/start-flows-tcpopt.txt" 2>&1; then
+    if [ "$mode" = tcpopt ] && ! TCPOPT_STREAM_WINDOW="$FLOWS_TCPOPT_STREAM_WINDOW" TCPOPT_LAN="$FLOWS_TCPOPT_LAN" \
+        TCPOPT_FLOWS="$FLOWS_TCPOPT_FLOWS" TCPOPT_JAVA_OPTS="$FLOWS_TCPOPT_JAVA_OPTS" start_tcpopt testbed > "$RESULTS/logs/start-flows-tcpopt.txt" 2>&1; then
       progress "  tcpopt unavailable: $(tr '\n' ' ' < "$RESULTS/logs/start-flows-tcpopt.txt")"
       echo "tcpopt (6, 7): $(tr '\n' ' ' < "$RESULTS/logs/start-flows-tcpopt.txt")" >> "$RESULTS/unavailable.txt"
       stop_tcpopt

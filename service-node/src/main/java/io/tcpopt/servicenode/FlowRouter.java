@@ -32,7 +32,6 @@ import io.tcpopt.servicenode.session.SessionRegistry;
 import io.tcpopt.servicenode.session.StreamAcceptor;
 import io.tcpopt.servicenode.session.StreamMultiplexer;
 import io.tcpopt.servicenode.session.WanSockets;
-import io.tcpopt.servicenode.session.WanSockets.WanStats;
 import io.tcpopt.servicenode.session.WanStreamUpstream;
 import io.tcpopt.servicenode.tls.ClientTlsTermination;
 import io.tcpopt.servicenode.tls.ServerTls;
@@ -43,6 +42,8 @@ import io.tcpopt.servicenode.admission.Admission.Claim;
 import io.tcpopt.servicenode.admission.Admission.Limit;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,6 +83,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
   private final ProfileServices services;
   private final ServiceNodeConfig.ClientAddress clientAddress;
   private final DestinationGuard destinations;
+  private final Map<StreamMultiplexer, RecentWanFigures> wanFigures = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   /**
@@ -399,12 +401,19 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     flow.wanBytes(stream::wanBytesSent, stream::wanBytesReceived, () -> stream.dataReduction().isOff() ? null : stream.dataReduction().toString());
   }
 
+  /** The connection's figures, shared by its flows (one entry per connection, dropped when it closes). */
   private Supplier<WanFigures> figures(StreamMultiplexer connection) {
-    return () -> {
-      WanStats s = wanSockets.stats(connection.channel()).orElse(WanStats.UNKNOWN);
-      long rtt = s.rttMicros() >= 0 ? s.rttMicros() : connection.rttNanos() < 0 ? -1 : connection.rttNanos() / 1000;
-      return new WanFigures(rtt, s.cwndSegments(), s.retransmits());
-    };
+    RecentWanFigures f = wanFigures.get(connection);
+    if (f != null) {
+      return f;
+    }
+    RecentWanFigures created = new RecentWanFigures(connection, wanSockets);
+    RecentWanFigures prior = wanFigures.putIfAbsent(connection, created);
+    if (prior != null) {
+      return prior;
+    }
+    connection.channel().closeFuture().addListener(done -> wanFigures.remove(connection));
+    return created;
   }
 
   /** Refuses new flows from now on and resets every leg of the node. */

@@ -78,8 +78,15 @@ public record LegTuning(String profile, int sendBuffer, int receiveBuffer, boole
   /**
    * Applies everything to an open leg and reads the result back. Never throws: an option the
    * kernel refuses is logged and shows in the read-back.
+   *
+   * <p>The {@code lan} defaults are not applied again nor read back: every leg is made with them
+   * (the listeners' child options, {@link #beforeConnect}), and the kernel autotunes its buffers,
+   * so the settings say so (buffers -1) without the five system calls a read-back costs per flow.
    */
   public LegSettings apply(Channel leg) {
+    if (profile == null) {
+      return new LegSettings(null, -1, -1, noDelay, false, Duration.ZERO, "kernel default", idleTimeout, writeBufferLow, writeBufferHigh);
+    }
     ChannelConfig c = leg.config();
     if (sendBuffer > 0) {
       set(leg, ChannelOption.SO_SNDBUF, sendBuffer);

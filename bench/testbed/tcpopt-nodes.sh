@@ -104,7 +104,8 @@ write_configs() {
   # WAN connection (and so the efficiency benchmark) to that rate.
   local link="{ bandwidth: ${bandwidth}Mbit, rtt: ${rtt}ms, pacing: true }"
   [ "$kind" = testbed ] || link="{ bandwidth: 10Gbit, rtt: 1ms, pacing: false }"
-  # TCPOPT_WAN_CONNECTIONS: wan.connections of both nodes (default 4; issue 9 compares 1).
+  # TCPOPT_WAN_CONNECTIONS: wan.connections of both nodes (default here 4, the node default before
+  # issue 9, so earlier experiments stay comparable; issue 9 runs set 1, the node default now).
   local conns="${TCPOPT_WAN_CONNECTIONS:-4}"
   local wan_common="    connections: $conns
     link: $link

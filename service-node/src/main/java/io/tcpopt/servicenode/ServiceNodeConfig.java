@@ -233,7 +233,7 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     } else if (w.has("tls")) {
       throw new ConfigException(w.path() + ".plaintext", "is true but tls is configured too: choose one");
     }
-    int connections = w.integer("connections", 4, 1, 64); // default 4
+    int connections = w.integer("connections", 1, 1, 64); // default 1: one pipe per peer, its streams under one scheduler
     ConfigTree l = w.section("link").requireOnly("bandwidth", "rtt", "pacing");
     long bandwidth = l.bitsPerSecond("bandwidth", 1_000_000_000L); // default 1Gbit
     if (bandwidth < 1_000) {

@@ -15,7 +15,9 @@ import org.slf4j.LoggerFactory;
 /**
  * WAN socket tuning for this node's link: buffers sized to the bandwidth-delay product, the
  * configured congestion control (BBR by default) and the optional pacing cap, through {@link
- * SocketTuning} (which warns, never fails, where the kernel lacks something).
+ * SocketTuning} (which warns, never fails, where the kernel lacks something). The pacing cap is the
+ * link rate shared by the {@code connections} of a peer, so that together they never pace above
+ * the link (each at the full rate, 4 connections overran the bottleneck queue: issue 9, run 1).
  */
 final class WanTuning implements WanSockets.Tuning {
   private static final Logger log = LoggerFactory.getLogger(WanTuning.class);
@@ -27,8 +29,15 @@ final class WanTuning implements WanSockets.Tuning {
   }
 
   static WanSockets.Tuning forConfig(ServiceNodeConfig.Wan wan) {
+    return new WanTuning(settings(wan));
+  }
+
+  /** Buffers for the whole link (one connection may carry it all), pacing at the link rate ÷ connections. */
+  static WanSocketSettings settings(ServiceNodeConfig.Wan wan) {
     ServiceNodeConfig.Link link = wan.link();
-    return new WanTuning(WanSocketSettings.forLink(link.bandwidthBitsPerSecond(), link.rtt(), link.pacing(), wan.congestionControl()));
+    WanSocketSettings s = WanSocketSettings.forLink(link.bandwidthBitsPerSecond(), link.rtt(), link.pacing(), wan.congestionControl());
+    return new WanSocketSettings(s.congestionControl(), s.sendBufferBytes(), s.receiveBufferBytes(),
+        Math.max(s.pacingRateBytesPerSecond() > 0 ? 1 : 0, s.pacingRateBytesPerSecond() / wan.connections()));
   }
 
   @Override

@@ -23,7 +23,7 @@ class ServiceNodeConfigTest {
   void defaults() {
     ServiceNodeConfig c = TestNodes.config(BASE + "    link: { bandwidth: 250Mbit, rtt: 200ms, pacing: true }\n"
         + "  peers: [ { name: dc-1, site: dc, address: '127.0.0.1:7800', prefixes: [198.19.1.0/24] } ]\n", "b", "branch");
-    assertEquals(4, c.wan().connections());
+    assertEquals(1, c.wan().connections());
     assertEquals("bbr", c.wan().congestionControl());
     assertEquals(Duration.ofSeconds(5), c.wan().keepalive());
     assertEquals(250_000_000L / 8 / 5, c.wan().streamWindow(), "default window = bandwidth x rtt");
@@ -65,6 +65,19 @@ class ServiceNodeConfigTest {
     assertEquals(6_250_000, TestNodes.config(BASE, "b", "branch").wan().streamWindow(), "default link 1Gbit x 50ms");
     assertEquals(1 << 20, TestNodes.config(BASE + "    link: { bandwidth: 10Mbit, rtt: 10ms }\n", "b", "branch").wan().streamWindow(),
         "window at least 1MiB");
+  }
+
+  /** The link block caps the whole peer: the pacing rate is shared by its connections; buffers fit the whole link. */
+  @Test
+  void pacingSharesTheLinkRateBetweenAPeersConnections() {
+    String link = "    link: { bandwidth: 600Mbit, rtt: 100ms, pacing: true }\n";
+    io.tcpopt.common.net.WanSocketSettings one = WanTuning.settings(TestNodes.config(BASE + link, "b", "branch").wan());
+    io.tcpopt.common.net.WanSocketSettings four = WanTuning.settings(TestNodes.config(BASE + link + "    connections: 4\n", "b", "branch").wan());
+    assertEquals(75_000_000, one.pacingRateBytesPerSecond(), "one connection: the link rate");
+    assertEquals(18_750_000, four.pacingRateBytesPerSecond(), "four: a quarter each");
+    assertEquals(one.sendBufferBytes(), four.sendBufferBytes(), "each connection's buffers still fit the whole link");
+    assertEquals(0, WanTuning.settings(TestNodes.config(BASE + "    link: { bandwidth: 600Mbit, rtt: 100ms }\n    connections: 4\n", "b", "branch")
+        .wan()).pacingRateBytesPerSecond(), "no pacing cap without pacing: true");
   }
 
   @Test

@@ -34,7 +34,7 @@ class TestbedConfigsTest {
     assertEquals("branch-1", c.nodeName());
     assertEquals(new InetSocketAddress("198.18.0.1", 7800), c.wan().listen());
     assertFalse(c.wan().plaintext());
-    assertEquals(4, c.wan().connections());
+    assertEquals(1, c.wan().connections());
     assertEquals("bbr", c.wan().congestionControl());
     assertEquals(250_000_000L, c.wan().link().bandwidthBitsPerSecond());
     assertEquals(Duration.ofMillis(200), c.wan().link().rtt());

@@ -19,4 +19,10 @@ public final class WireProtocolException extends DecoderException {
   public int goAwayCode() {
     return goAwayCode;
   }
+
+  /** The reason says what the peer did; a stack trace would only cost a hostile peer's target CPU. */
+  @Override
+  public synchronized Throwable fillInStackTrace() {
+    return this;
+  }
 }

@@ -3,9 +3,10 @@
 # wait_listen) and writes oneconnect.csv, tls.csv and profiles.md. 100 ms RTT, 250 Mbit/s.
 #
 #   10a OneConnect (F5's lab): 1500 x 256 KiB over HTTP/1.1, a new client connection each
-#       (Connection: close), concurrency 23 (loadgen.py fetch). Per mode: connections the server
-#       accepted, packets on the WAN (the link emulator's count), on the client's and the server's
-#       LAN links (both directions), wall time. Modes: direct; haproxy-reuse (an HAProxy pair: TCP
+#       (Connection: close), concurrency 23 (loadgen.py fetch). Per mode: the server connections
+#       that served the run's requests (and those the server accepted during the run: a proxy may
+#       keep connections from the warm-up), packets on the WAN (the link emulator's count), on the client's and the server's
+#       LAN links (both directions; one TCP segment per packet: gso_max_segs 1 on the LAN veths), wall time. Modes: direct; haproxy-reuse (an HAProxy pair: TCP
 #       at the branch, HTTP with `http-reuse always` at the DC); tcpopt (optimized, no reuse:
 #       server port 8081); tcpopt-reuse (the http-reuse profile on port 8080).
 #   10b TLS (F5's dynamic record sizing article): page-like loads, one new TLS connection each
@@ -31,12 +32,12 @@ lan_packets() { # lan_packets NS DEV: packets both ways on a LAN link
   ip -n "$1" -s -j link show dev "$2" | "$PYTHON" -c 'import json,sys; s=json.load(sys.stdin)[0]["stats64"]; print(s["rx"]["packets"] + s["tx"]["packets"])'
 }
 
-http_server_connections() { # http_server_connections NAME: connections the loadgen server NAME accepted so far
+http_server_snapshot() { # http_server_snapshot NAME FILE: the loadgen server NAME's stats now, copied to FILE
   local file="$STATE_DIR/$1.stats"
   rm -f "$file"
   kill -USR1 "${PIDS[$1]}"
   for _ in $(seq 50); do [ -s "$file" ] && break; sleep 0.02; done
-  json_get "$file" "d['connections']"
+  cp "$file" "$2"
 }
 
 # The web server's certificate (SAN www.testbed and its address) from a CA of its own: the
@@ -100,31 +101,38 @@ oneconnect_run() { # oneconnect_run MODE HOST PORT SERVER_NAME -> a row of oneco
   # unrecorded warm-up (JIT, first use), then long enough for pooled connections to time out (4 s)
   oneconnect_fetch "$2" "$3" 100 "$RESULTS/logs/oneconnect-warm-up-$mode.json"
   sleep 5
-  local conns_before wan_before client_before server_before
-  conns_before="$(http_server_connections "$4")"; wan_before="$(wan_packets)"
+  local stats_before="$RESULTS/logs/oneconnect-$mode-server-before.json" stats_after="$RESULTS/logs/oneconnect-$mode-server-after.json"
+  local wan_before client_before server_before
+  http_server_snapshot "$4" "$stats_before"; wan_before="$(wan_packets)"
   client_before="$(lan_packets "$NS_CLIENT" eth0)"; server_before="$(lan_packets "$NS_SERVER" eth0)"
   oneconnect_fetch "$2" "$3" "$OC_REQUESTS" "$json"
   sleep 0.5
-  local conns wan_after client server
-  conns=$(( $(http_server_connections "$4") - conns_before )); wan_after="$(wan_packets)"
+  local wan_after client server
+  http_server_snapshot "$4" "$stats_after"; wan_after="$(wan_packets)"
   client=$(( $(lan_packets "$NS_CLIENT" eth0) - client_before )); server=$(( $(lan_packets "$NS_SERVER" eth0) - server_before ))
+  # server connections: those that served at least one of the run's requests (a proxy may keep
+  # connections from the warm-up); opened: those the server accepted during the run
   local row
-  row="$("$PYTHON" - "$json" "$wan_before" "$wan_after" <<'PY'
+  row="$("$PYTHON" - "$json" "$wan_before" "$wan_after" "$stats_before" "$stats_after" <<'PY'
 import json, sys
 b, a = json.loads(sys.argv[2]), json.loads(sys.argv[3])
 packets = sum(a[d]["rx_pkts"] - b[d]["rx_pkts"] for d in ("up", "down"))
+sb, sa = json.load(open(sys.argv[4])), json.load(open(sys.argv[5]))
+before = sb.get("requests_by_connection", {})
+used = sum(1 for c, n in sa.get("requests_by_connection", {}).items() if n > before.get(c, 0))
+opened = sa["connections"] - sb["connections"]
 try:
     d = json.load(open(sys.argv[1]))
 except Exception:
-    print("0,0,0,0,0,%d,failed" % packets); sys.exit()
+    print("0,0,0,0,0,%d,%d,%d,failed" % (used, opened, packets)); sys.exit()
 status = "ok" if d["completed"] == d["requests"] else ("capped" if d["capped"] else "failed")
-print("%d,%d,%.3f,%.4f,%.4f,%d,%s" % (d["requests"], d["completed"], d["total_s"], d["p50_s"] or 0, d["p99_s"] or 0, packets, status))
+print("%d,%d,%.3f,%.4f,%.4f,%d,%d,%d,%s" % (d["requests"], d["completed"], d["total_s"], d["p50_s"] or 0, d["p99_s"] or 0, used, opened, packets, status))
 PY
 )"
-  local req done total p50 p99 packets status
-  IFS=, read -r req done total p50 p99 packets status <<< "$row"
-  echo "$mode,$req,$done,$total,$p50,$p99,$conns,$packets,$client,$server,$status" >> "$RESULTS/oneconnect.csv"
-  progress "  $mode: $done/$req in ${total} s, server connections $conns, WAN packets $packets, client LAN $client, server LAN $server ($status)"
+  local req done total p50 p99 conns opened packets status
+  IFS=, read -r req done total p50 p99 conns opened packets status <<< "$row"
+  echo "$mode,$req,$done,$total,$p50,$p99,$conns,$opened,$packets,$client,$server,$status" >> "$RESULTS/oneconnect.csv"
+  progress "  $mode: $done/$req in ${total} s, server connections used $conns (opened $opened), WAN packets $packets, client LAN $client, server LAN $server ($status)"
 }
 
 tls_run() { # tls_run MODE PORT -> a row of tls.csv
@@ -157,11 +165,12 @@ def rows(name):
     path = os.path.join(folder, name)
     return list(csv.DictReader(open(path))) if os.path.exists(path) else []
 print("### 10a. OneConnect: %s x 256 KiB over HTTP/1.1, a new client connection each, concurrency 23, 100 ms RTT\n" % (rows("oneconnect.csv") or [{"requests": "?"}])[0]["requests"])
-print("| mode | completed | wall time s | p50 s | p99 s | server connections | WAN packets | client LAN packets | server LAN packets |")
+print("| mode | completed | wall time s | p50 s | p99 s | server connections used (opened) | WAN packets | client LAN packets | server LAN packets |")
 print("|---|---|---|---|---|---|---|---|---|")
 for r in rows("oneconnect.csv"):
-    print("| %s | %s/%s%s | %s | %s | %s | %s | %s | %s | %s |" % (r["mode"], r["completed"], r["requests"], "" if r["status"] == "ok" else " " + r["status"],
-          r["total_s"], r["p50_s"], r["p99_s"], r["server_connections"], r["wan_packets"], r["client_lan_packets"], r["server_lan_packets"]))
+    print("| %s | %s/%s%s | %s | %s | %s | %s (%s) | %s | %s | %s |" % (r["mode"], r["completed"], r["requests"], "" if r["status"] == "ok" else " " + r["status"],
+          r["total_s"], r["p50_s"], r["p99_s"], r["server_connections"], r.get("server_connections_opened", "?"), r["wan_packets"],
+          r["client_lan_packets"], r["server_lan_packets"]))
 print("\n### 10b. TLS: page-like load (50 KiB, then 2 MiB on the same new TLS connection), 100 ms RTT, medians in ms\n")
 print("| mode | runs | TCP connect | TLS handshake | time to first byte | first response | whole page |")
 print("|---|---|---|---|---|---|---|")
@@ -173,9 +182,16 @@ PY
 
 profiles_experiments() {
   command -v openssl > /dev/null || fail "experiment 10 needs openssl (the web server's certificate)"
-  header oneconnect.csv "mode,requests,completed,total_s,p50_s,p99_s,server_connections,wan_packets,client_lan_packets,server_lan_packets,status"
+  header oneconnect.csv "mode,requests,completed,total_s,p50_s,p99_s,server_connections,server_connections_opened,wan_packets,client_lan_packets,server_lan_packets,status"
   header tls.csv "mode,runs,completed,connect_ms,handshake_ms,ttfb_ms,first_response_ms,page_ms,status"
   "$TESTBED_DIR/up.sh" --rtt "$PROFILES_RTT" --rate "$LINK_MBIT" --loss 0 --queue 1000
+  # The LAN links are veth pairs: with segmentation offload the kernel hands them 64 KB segments,
+  # which their counters count as one packet each. One segment per packet makes the LAN counts
+  # wire packets (as the WAN emulator's are), so they compare with F5's packet counts.
+  local ns_dev
+  for ns_dev in "$NS_CLIENT eth0" "$NS_BRANCH lan0" "$NS_DC lan0" "$NS_SERVER eth0"; do
+    ip -n "${ns_dev% *}" link set dev "${ns_dev#* }" gso_max_segs 1
+  done
   web_certs
   local port
   for port in "$OC_PORT" "$OC_PLAIN_PORT"; do
@@ -189,10 +205,12 @@ profiles_experiments() {
     wait_listen "$NS_SERVER" "$port" 10 || fail "web server on $port did not start"
   done
 
-  progress "[10a] OneConnect, direct"
-  oneconnect_run direct "$SERVER_IP" "$OC_PORT" "web-$OC_PORT"
-  progress "[10b] TLS, direct"
-  tls_run direct-tls "$TLS_PORT"
+  if [[ " $modes " == *" direct "* ]]; then
+    progress "[10a] OneConnect, direct"
+    oneconnect_run direct "$SERVER_IP" "$OC_PORT" "web-$OC_PORT"
+    progress "[10b] TLS, direct"
+    tls_run direct-tls "$TLS_PORT"
+  fi
   if [[ " $modes " == *" haproxy "* ]]; then
     if start_haproxy_reuse > "$RESULTS/logs/start-haproxy-reuse.txt" 2>&1; then
       progress "[10a] OneConnect, haproxy-reuse"

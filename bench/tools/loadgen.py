@@ -2,8 +2,9 @@
 """Load tools of the tcpopt testbed (stdlib only), run inside the testbed namespaces.
 
   serve     HTTP/1.1 server: GET /bytes/N answers N bytes; keep-alive unless the client
-            says "Connection: close". Counts accepted connections and requests; SIGUSR1
-            (and exit) writes them to --stats as JSON.
+            says "Connection: close". Counts accepted connections and requests, and the
+            requests each connection served (by connection number); SIGUSR1 (and exit)
+            writes them to --stats as JSON.
   fetch     HTTP/1.1 client: --requests R of --size bytes with --concurrency C, either a new
             connection per request (--new-connection) or R requests in turn over one
             connection. Prints JSON: completion times (each from connect start, or from
@@ -54,6 +55,7 @@ class Server:
         self.connections = 0
         self.requests = 0
         self.bytes_sent = 0
+        self.requests_by_connection = {}  # connection number -> requests it served
 
     def write_stats(self):
         if not self.args.stats:
@@ -61,11 +63,12 @@ class Server:
         tmp = self.args.stats + ".tmp"
         with open(tmp, "w") as f:
             json.dump({"connections": self.connections, "requests": self.requests,
-                       "bytes_sent": self.bytes_sent}, f)
+                       "bytes_sent": self.bytes_sent, "requests_by_connection": self.requests_by_connection}, f)
         os.replace(tmp, self.args.stats)
 
     async def handle(self, reader, writer):
         self.connections += 1
+        number = self.connections
         sock = writer.get_extra_info("socket")
         try:
             set_congestion_control(sock, self.args.cc)
@@ -93,6 +96,7 @@ class Server:
                     await writer.drain()
                     continue
                 self.requests += 1
+                self.requests_by_connection[number] = self.requests_by_connection.get(number, 0) + 1
                 head = "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nContent-Type: application/octet-stream\r\n%s\r\n" % (
                     size, "Connection: close\r\n" if close else "")
                 writer.write(head.encode())

@@ -31,6 +31,13 @@ import java.util.Map;
 public final class PeerReduction {
   /** Pending evictions to announce are bounded; past it the oldest are dropped (a NACK repairs). */
   static final int MAX_EVICTED_QUEUE = 1 << 16;
+  /**
+   * How long the references of a cleanly ended stream stay retained: the peer may still be
+   * decoding its tail (no credit comes back after END_STREAM), and a reference it cannot resolve
+   * then needs these bytes. At most {@link #MAX_LINGERING_BYTES}, the oldest released first.
+   */
+  static final long LINGER_NANOS = 60_000_000_000L;
+  static final long MAX_LINGERING_BYTES = 64L << 20;
 
   private final ReductionEngine engine;
   private final String name;
@@ -42,6 +49,9 @@ public final class PeerReduction {
   private int maxKnown;
   private final LinkedHashMap<Fingerprint, Known> known = new LinkedHashMap<>(1024, 0.75f, true);
   private final Map<ChunkId, Retained> retained = new HashMap<>();
+
+  private final ArrayDeque<Lingering> lingering = new ArrayDeque<>();
+  private long lingeringBytes;
 
   // ---- chunks this node asked the peer for (decoder side)
   private final Map<ChunkId, Wanted> wanted = new HashMap<>(); // by fingerprint, length and CRC: colliding chunks apart
@@ -77,6 +87,9 @@ public final class PeerReduction {
       this.crc = crc;
     }
   }
+
+  /** A retained reference of a stream that ended cleanly, released when it expires. */
+  private record Lingering(ChunkId id, long since) {}
 
   /** A chunk requested from the peer, the decoders waiting for it, and its bytes once they came. */
   private static final class Wanted {
@@ -312,13 +325,43 @@ public final class PeerReduction {
 
   synchronized void retain(Fingerprint f, byte[] data, int crc) {
     retained.computeIfAbsent(new ChunkId(f, data.length, crc), id -> new Retained(data, crc)).refs++;
+    expireLingering(System.nanoTime());
   }
 
   synchronized void release(Fingerprint f, int length, int crc) {
-    ChunkId id = new ChunkId(f, length, crc);
+    release(new ChunkId(f, length, crc));
+  }
+
+  private void release(ChunkId id) {
     Retained r = retained.get(id);
     if (r != null && --r.refs <= 0) {
       retained.remove(id);
+    }
+  }
+
+  /**
+   * A stream ended cleanly with this reference not yet acknowledged: keep its bytes a while
+   * ({@link #LINGER_NANOS}, at most {@link #MAX_LINGERING_BYTES} in all) to answer a NACK for the
+   * stream's tail, then release it.
+   */
+  synchronized void linger(Fingerprint f, int length, int crc) {
+    long now = System.nanoTime();
+    lingering.add(new Lingering(new ChunkId(f, length, crc), now));
+    lingeringBytes += length;
+    expireLingering(now);
+  }
+
+  /** Releases every lingering reference at once, as if its time had passed (tests). */
+  synchronized void expireLingering() {
+    expireLingering(Long.MAX_VALUE / 2 + System.nanoTime());
+  }
+
+  private void expireLingering(long now) {
+    while (!lingering.isEmpty()
+        && (lingeringBytes > MAX_LINGERING_BYTES || now - lingering.peek().since() > LINGER_NANOS)) {
+      Lingering l = lingering.poll();
+      lingeringBytes -= l.id().length();
+      release(l.id());
     }
   }
 
@@ -328,6 +371,7 @@ public final class PeerReduction {
     List<Resupply> answers = new ArrayList<>(ids.size());
     List<ChunkId> fromStore = new ArrayList<>();
     synchronized (this) {
+      expireLingering(System.nanoTime());
       for (ChunkId id : ids) {
         if (epoch == peerEpoch) {
           known.remove(id.fingerprint());

@@ -168,8 +168,9 @@ public final class StreamEncoder {
 
   /**
    * The stream is done. {@code clean}: it ended normally, and its unacknowledged literals are taken
-   * as delivered (a later reference to one that was not is repaired by a NACK). Otherwise (reset)
-   * they are forgotten.
+   * as delivered (a later reference to one that was not is repaired by a NACK); its unacknowledged
+   * references stay retained a while ({@link PeerReduction#linger}), since no credit comes back
+   * after the end and the peer may still need their bytes. Otherwise (reset) both are forgotten.
    */
   public void close(boolean clean) {
     if (closed) {
@@ -185,7 +186,11 @@ public final class StreamEncoder {
     }
     pending.clear();
     for (Object[] r : references) {
-      peer.release((Fingerprint) r[1], ((byte[]) r[2]).length, (int) r[3]);
+      if (clean) {
+        peer.linger((Fingerprint) r[1], ((byte[]) r[2]).length, (int) r[3]); // the peer may still decode the tail
+      } else {
+        peer.release((Fingerprint) r[1], ((byte[]) r[2]).length, (int) r[3]);
+      }
     }
     references.clear();
     ready.clear();

@@ -205,10 +205,34 @@ class ReductionPairTest {
   }
 
   @Test
-  void aChunkThePeerCannotSupplyFailsTheStreamNeverTheBytes() {
-    PairSimulator p = new PairSimulator(56, memory(256 << 10), memory(64 << 20));
+  void aStreamThatEndedStillAnswersForItsTail() {
+    // As below, but b asks soon after a's stream ended: a still holds the references' bytes.
+    PairSimulator p = new PairSimulator(58, memory(256 << 10), memory(64 << 20));
+    Transfer t = endedWhileThePeerLostItsCache(p, TestData.random(59, 2 << 20));
+    while (!t.inFlight.isEmpty()) {
+      t.decoder.offer(t.inFlight.poll());
+      p.settleControl();
+      for (byte[] out; (out = t.decoder.poll()) != null; ) {
+        t.output.write(out, 0, out.length);
+      }
+    }
     p.settleControl();
-    byte[] file = TestData.random(57, 2 << 20);
+    for (byte[] out; (out = t.decoder.poll()) != null; ) {
+      t.output.write(out, 0, out.length);
+    }
+    org.junit.jupiter.api.Assertions.assertArrayEquals(TestData.random(59, 2 << 20), t.output.toByteArray(),
+        "every byte, the tail resupplied from the ended stream's references");
+    assertTrue(p.peerOf('a').stats().snapshot().nacksReceived() > 0, "the tail needed NACKs");
+    t.decoder.close();
+  }
+
+  /**
+   * {@code file} sent from a to b once; b loses its cache and a does not hear of it; a sends it
+   * again as references, none acknowledged, and ends the stream. Returns the second transfer with
+   * its segments still in flight.
+   */
+  private static Transfer endedWhileThePeerLostItsCache(PairSimulator p, byte[] file) {
+    p.settleControl();
     p.send('a', file, DEDUP);
     p.run();
     p.b.store().reset(); // b loses the chunks ...
@@ -216,12 +240,22 @@ class ReductionPairTest {
     p.peerOf('b').pollControl(PairSimulator.CONTROL_MAX); // ... a does not hear of it ...
     p.window = 16 << 20;
     Transfer t = p.sendKeeping('a', file, DEDUP);
-    // ... and a's acknowledgements never come back, then a's stream ends: it keeps nothing, and its
-    // own tiny cache has long forgotten the chunks.
+    // ... and a's acknowledgements never come back, then a's stream ends.
     while (t.sent < file.length) {
       t.writeSome();
     }
     t.encoder.close(true);
+    return t;
+  }
+
+  @Test
+  void aChunkThePeerCannotSupplyFailsTheStreamNeverTheBytes() {
+    PairSimulator p = new PairSimulator(56, memory(256 << 10), memory(64 << 20));
+    byte[] file = TestData.random(57, 2 << 20);
+    Transfer t = endedWhileThePeerLostItsCache(p, file);
+    // Long after: a kept the ended stream's references for a while only, and its own tiny cache
+    // has long forgotten the chunks.
+    p.peerOf('a').expireLingering();
     int delivered = 0;
     ReductionException failure = null;
     try {

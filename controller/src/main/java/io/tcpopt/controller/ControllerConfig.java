@@ -32,6 +32,8 @@ import java.util.Optional;
  *   max-inbound-message-size: 4MiB    # default 4MiB
  *   max-concurrent-calls: 64          # per connection, default 64
  *   heartbeat-expiry: 5s              # node silent this long gets no new flows (default 5s)
+ *   handshake-timeout: 10s            # a connection must finish TLS + HTTP/2 preface within this (default 10s)
+ *   max-connection-idle: 5m           # a connection without a call this long is closed (default 5m)
  *   hazelcast: { cluster-name: tcpopt, bind-address: 127.0.0.1, port: 5701, members: [...],
  *                heartbeat: 1s, max-no-heartbeat: 10s, join-wait: 2s, minimum-cluster-size: N }
  *   handoff:                          # external mode: flows accepted here go to a service node
@@ -62,7 +64,25 @@ public record ControllerConfig(
     ClusterConfig cluster,
     List<HandoffListener> handoffListeners,
     Duration handoffConnectTimeout,
-    Optional<ConsoleConfig> console) {
+    Optional<ConsoleConfig> console,
+    ApiTimeouts apiTimeouts) {
+
+  /**
+   * How long the gRPC API keeps a connection that does nothing: {@code handshakeTimeout} to finish
+   * TLS and the HTTP/2 preface, {@code maxConnectionIdle} without a call in progress.
+   */
+  public record ApiTimeouts(Duration handshakeTimeout, Duration maxConnectionIdle) {
+    public static final ApiTimeouts DEFAULTS = new ApiTimeouts(Duration.ofSeconds(10), Duration.ofMinutes(5));
+  }
+
+  /** A controller with the default API timeouts. */
+  public ControllerConfig(
+      String nodeName, String site, InetSocketAddress listen, Optional<String> token, Optional<TlsFiles> tls,
+      List<X509Certificate> operatorCas, int maxInboundMessageSize, int maxConcurrentCallsPerConnection, Duration heartbeatExpiry,
+      ClusterConfig cluster, List<HandoffListener> handoffListeners, Duration handoffConnectTimeout, Optional<ConsoleConfig> console) {
+    this(nodeName, site, listen, token, tls, operatorCas, maxInboundMessageSize, maxConcurrentCallsPerConnection,
+        heartbeatExpiry, cluster, handoffListeners, handoffConnectTimeout, console, ApiTimeouts.DEFAULTS);
+  }
 
   public ControllerConfig {
     handoffListeners = List.copyOf(handoffListeners);
@@ -87,7 +107,7 @@ public record ControllerConfig(
   public static ControllerConfig from(ConfigTree section, String nodeName, String site) {
     section.requireOnly(
         "listen", "token", "token-file", "tls", "operator-ca", "client-certificate-auth", "max-inbound-message-size",
-        "max-concurrent-calls", "heartbeat-expiry", "hazelcast", "handoff", "console");
+        "max-concurrent-calls", "heartbeat-expiry", "hazelcast", "handoff", "console", "handshake-timeout", "max-connection-idle");
     InetSocketAddress listen = section.has("listen") ? section.socketAddress("listen") : DEFAULT_LISTEN;
     if (section.has("token") && section.has("token-file")) {
       throw section.get("token-file").error("give either token or token-file, not both");
@@ -138,6 +158,14 @@ public record ControllerConfig(
       listeners.add(new HandoffListener(l.socketAddress("listen"), l.socketAddress("target")));
     }
     Duration connectTimeout = handoff.duration("connect-timeout", Duration.ofSeconds(5));
+    Duration handshakeTimeout = section.duration("handshake-timeout", ApiTimeouts.DEFAULTS.handshakeTimeout()); // default 10s
+    if (handshakeTimeout.toMillis() < 100 || handshakeTimeout.compareTo(Duration.ofMinutes(2)) > 0) {
+      throw section.get("handshake-timeout").error("must be between 100ms and 2m");
+    }
+    Duration maxIdle = section.duration("max-connection-idle", ApiTimeouts.DEFAULTS.maxConnectionIdle()); // default 5m
+    if (maxIdle.toMillis() < 100) {
+      throw section.get("max-connection-idle").error("must be at least 100ms");
+    }
     return new ControllerConfig(
         nodeName,
         site,
@@ -151,7 +179,8 @@ public record ControllerConfig(
         ClusterConfig.from(section.section("hazelcast")),
         listeners,
         connectTimeout,
-        ConsoleConfig.from(section, listen));
+        ConsoleConfig.from(section, listen),
+        new ApiTimeouts(handshakeTimeout, maxIdle));
   }
 
   /** How often nodes (and the controller itself) heartbeat: a third of the expiry. */

@@ -27,6 +27,7 @@ import io.tcpopt.servicenode.leg.LegOptions;
 import io.tcpopt.servicenode.reduction.WanReduction;
 import io.tcpopt.reduction.ReductionSettings;
 import io.tcpopt.servicenode.session.PeerSessionPool;
+import io.tcpopt.servicenode.session.PendingHandshakes;
 import io.tcpopt.servicenode.session.SessionListener;
 import io.tcpopt.servicenode.session.SessionRegistry;
 import io.tcpopt.servicenode.session.SessionSettings;
@@ -62,7 +63,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ServiceNode implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ServiceNode.class);
-  private static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
   /** A controller's handoff connection must deliver its PROXY v2 header within this. */
   private static final Duration HANDOFF_HEADER_TIMEOUT = Duration.ofSeconds(5);
   /** How often this host's interface addresses are read again (the destination guard refuses them). */
@@ -113,7 +113,7 @@ public final class ServiceNode implements AutoCloseable {
     this.wanSockets = WanSockets.shallow(WanTuning.forConfig(config.wan()));
     this.reduction = WanReduction.open(reductionSettings);
     this.sessionSettings = new SessionSettings(config.nodeName(), config.site(), config.wan().maxFrameSize(), config.wan().streamWindow(),
-        config.wan().maxStreams(), config.wan().keepalive(), HANDSHAKE_TIMEOUT, reduction, config.wan().streamsPerConnection());
+        config.wan().maxStreams(), config.wan().keepalive(), config.wan().handshakeTimeout(), reduction, config.wan().streamsPerConnection());
     this.profileServices = ProfileServices.create(legOptions, registry);
     ServiceNodeConfig.Flows limits = config.flows();
     this.admission = new Admission(limits.maxActive(), limits.maxPerClient(), limits.bufferBudget(), registry);
@@ -198,7 +198,8 @@ public final class ServiceNode implements AutoCloseable {
     ServerBootstrap b = new ServerBootstrap()
         .group(boss, workers)
         .channel(NettyTransport.serverChannel())
-        .childHandler(new WanChannelInitializer(serverTls, sessionSettings, false, router, sessions, wanSockets, null, authority));
+        .childHandler(new WanChannelInitializer(serverTls, sessionSettings, false, router, sessions, wanSockets, null, authority,
+            new PendingHandshakes(config.wan().maxPendingHandshakes(), registry)));
     wanSockets.configure(b);
     try {
       wanServer = b.bind(config.wan().listen()).sync().channel();

@@ -29,7 +29,12 @@ import java.util.Set;
 public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer> peers, Interception interception, Lan lan, Flows flows,
     StoreSettings dataReduction, ClientAddress clientAddress, List<String> serves) {
 
-  /** The inter-node side. {@code tls} is null exactly when {@code plaintext}. */
+  /**
+   * The inter-node side. {@code tls} is null exactly when {@code plaintext}.
+   *
+   * @param handshakeTimeout how long a WAN connection may take to finish TLS + HELLO
+   * @param maxPendingHandshakes accepted WAN connections that may be in TLS + HELLO at once; more are reset at once
+   */
   public record Wan(
       InetSocketAddress listen,
       TlsFiles tls,
@@ -42,7 +47,9 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
       int maxFrameSize,
       int maxStreams,
       Duration openCoalescing,
-      int streamsPerConnection) {}
+      int streamsPerConnection,
+      Duration handshakeTimeout,
+      int maxPendingHandshakes) {}
 
   /** The WAN link: sizes buffers and the default stream window, caps pacing when {@code pacing}. */
   public record Link(long bandwidthBitsPerSecond, Duration rtt, boolean pacing) {
@@ -221,7 +228,7 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
 
   private static Wan wan(ConfigTree w, Flows flows, Lan lan) {
     w.requireOnly("listen", "tls", "plaintext", "connections", "link", "congestion-control", "keepalive", "stream-window",
-        "max-frame-size", "max-streams", "open-coalescing", "streams-per-connection");
+        "max-frame-size", "max-streams", "open-coalescing", "streams-per-connection", "handshake-timeout", "max-pending-handshakes");
     InetSocketAddress listen = w.socketAddress("listen");
     boolean plaintext = w.bool("plaintext", false); // default false: mutual TLS
     TlsFiles tls = null;
@@ -265,8 +272,13 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     // default 1,000,000,000: a connection retires (GOAWAY, replaced) before its 2^30 stream ids run out
     int streamsPerConnection = w.integer("streams-per-connection", SessionSettings.DEFAULT_STREAMS_PER_CONNECTION, 1,
         SessionSettings.DEFAULT_STREAMS_PER_CONNECTION);
+    Duration handshakeTimeout = w.duration("handshake-timeout", Duration.ofSeconds(10)); // default 10s
+    if (handshakeTimeout.compareTo(Duration.ofMillis(100)) < 0 || handshakeTimeout.compareTo(Duration.ofMinutes(2)) > 0) {
+      throw new ConfigException(w.path() + ".handshake-timeout", "must be between 100ms and 2m");
+    }
+    int maxPending = w.integer("max-pending-handshakes", 1024, 1, 1_000_000); // default 1024
     return new Wan(listen, tls, plaintext, connections, link, cc, keepalive, (int) window, (int) maxFrame, maxStreams, coalescing,
-        streamsPerConnection);
+        streamsPerConnection, handshakeTimeout, maxPending);
   }
 
   private static List<Peer> peers(ConfigTree section) {

@@ -54,6 +54,7 @@ public final class MetricsEndpoint implements AutoCloseable {
 
   /** Serves {@code registry} on {@code listen} (port 0 picks a free port). */
   public static MetricsEndpoint start(InetSocketAddress listen, PrometheusMeterRegistry registry) {
+    HttpServerTimeouts.install();
     HttpServer server;
     try {
       server = HttpServer.create(listen, 16);

@@ -56,7 +56,9 @@ public final class GrpcServer implements AutoCloseable {
             .maxInboundMessageSize(config.maxInboundMessageSize())
             .maxConcurrentCallsPerConnection(config.maxConcurrentCallsPerConnection())
             .permitKeepAliveTime(10, TimeUnit.SECONDS)
-            .permitKeepAliveWithoutCalls(true);
+            .permitKeepAliveWithoutCalls(true)
+            .handshakeTimeout(config.apiTimeouts().handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS)
+            .maxConnectionIdle(config.apiTimeouts().maxConnectionIdle().toMillis(), TimeUnit.MILLISECONDS);
     config.tls().ifPresent(tls -> builder.sslContext(sslContext(tls, config.operatorCas())));
     services.forEach(builder::addService);
     Server server = builder.build();

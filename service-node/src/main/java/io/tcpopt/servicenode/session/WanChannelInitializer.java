@@ -5,13 +5,15 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import io.tcpopt.servicenode.trust.HelloAdmission;
 import io.tcpopt.servicenode.wire.FrameCodec;
 import java.net.InetSocketAddress;
 
 /**
  * Pipeline of one WAN connection, dialled or accepted: optional mutual TLS, flush consolidation,
- * the frame codec, the multiplexer. WAN socket tuning (congestion control, pacing) is applied as the
+ * the frame codec, the multiplexer. An accepted connection beyond the node's {@link
+ * PendingHandshakes} bound gets no pipeline: it is reset at once. WAN socket tuning (congestion control, pacing) is applied as the
  * channel starts.
  *
  * <p>Streams flush on their own schedule (each leg at the end of its read batch, WINDOW_UPDATEs,
@@ -31,6 +33,7 @@ public final class WanChannelInitializer extends ChannelInitializer<SocketChanne
   private final WanSockets sockets;
   private final InetSocketAddress peerAddress;
   private final HelloAdmission admission;
+  private final PendingHandshakes pending;
 
   /**
    * @param peerAddress the dialled address (TLS server name), null for accepted connections
@@ -38,6 +41,16 @@ public final class WanChannelInitializer extends ChannelInitializer<SocketChanne
    */
   public WanChannelInitializer(SslContext ssl, SessionSettings settings, boolean dialler, StreamAcceptor acceptor, SessionListener listener,
       WanSockets sockets, InetSocketAddress peerAddress, HelloAdmission admission) {
+    this(ssl, settings, dialler, acceptor, listener, sockets, peerAddress, admission, null);
+  }
+
+  /**
+   * An accepting pipeline whose connections count against {@code pending} until their HELLO is
+   * admitted (null: not bounded).
+   */
+  public WanChannelInitializer(SslContext ssl, SessionSettings settings, boolean dialler, StreamAcceptor acceptor, SessionListener listener,
+      WanSockets sockets, InetSocketAddress peerAddress, HelloAdmission admission, PendingHandshakes pending) {
+    this.pending = pending;
     this.peerAddress = peerAddress;
     this.admission = admission;
     this.ssl = ssl;
@@ -50,23 +63,45 @@ public final class WanChannelInitializer extends ChannelInitializer<SocketChanne
 
   @Override
   protected void initChannel(SocketChannel ch) {
+    if (pending != null && !pending.enter(ch)) {
+      return; // reset at once: too many connections have not finished TLS + HELLO
+    }
     ChannelPipeline p = ch.pipeline();
     configureTls(ch, p);
     p.addLast("flush-consolidation", new FlushConsolidationHandler(FLUSHES_BEFORE_FORCED, true));
     p.addLast("frames", new FrameCodec(settings.maxFrameSize()));
-    p.addLast("mux", new StreamMultiplexer(settings, dialler, acceptor, listener, admission));
+    p.addLast("mux", new StreamMultiplexer(settings, dialler, acceptor, pending == null ? listener : admitted(ch), admission));
     sockets.applyWhenActive(ch);
+  }
+
+  /** The listener, told first that {@code ch} is no longer pending once its peer is admitted. */
+  private SessionListener admitted(SocketChannel ch) {
+    return new SessionListener() {
+      @Override
+      public void sessionUp(StreamMultiplexer connection) {
+        pending.leave(ch);
+        listener.sessionUp(connection);
+      }
+
+      @Override
+      public void sessionDown(StreamMultiplexer connection, String reason) {
+        listener.sessionDown(connection, reason);
+      }
+    };
   }
 
   private void configureTls(SocketChannel ch, ChannelPipeline p) {
     if (ssl == null) {
       return;
     }
+    SslHandler tls;
     if (dialler) {
       InetSocketAddress remote = peerAddress;
-      p.addLast("tls", remote == null ? ssl.newHandler(ch.alloc()) : ssl.newHandler(ch.alloc(), remote.getHostString(), remote.getPort()));
+      tls = remote == null ? ssl.newHandler(ch.alloc()) : ssl.newHandler(ch.alloc(), remote.getHostString(), remote.getPort());
     } else {
-      p.addLast("tls", ssl.newHandler(ch.alloc()));
+      tls = ssl.newHandler(ch.alloc());
     }
+    tls.setHandshakeTimeoutMillis(settings.handshakeTimeout().toMillis()); // TLS alone; the HELLO must arrive within the same time
+    p.addLast("tls", tls);
   }
 }

@@ -6,6 +6,8 @@ import io.tcpopt.cli.output.Table;
 import io.tcpopt.common.net.HostPort;
 import io.tcpopt.common.units.Units;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -40,7 +42,7 @@ public final class FlowsCommand extends OperatorCommand {
   @Option(names = "--node", description = "Only flows on this service node.")
   String node;
 
-  @Option(names = "--address", paramLabel = "IP", description = "Only flows whose source or destination is this IP.")
+  @Option(names = "--address", paramLabel = "IP", description = "Only flows whose source or destination is this IP (IPv6 in any notation, brackets optional).")
   String address;
 
   @Option(names = "--port", description = "Only flows whose source or destination port is this.")
@@ -94,8 +96,25 @@ public final class FlowsCommand extends OperatorCommand {
     return (site == null || site.equals(f.site()))
         && (node == null || node.equals(f.node()))
         && (state == null || state.equalsIgnoreCase(f.state()))
-        && (address == null || host(f.source()).equals(address) || host(f.destination()).equals(address))
+        && (address == null || host(f.source()).equals(canonical(address)) || host(f.destination()).equals(canonical(address)))
         && (port == null || port(f.source()) == port || port(f.destination()) == port);
+  }
+
+  /**
+   * An IP literal as the flow table writes it (IPv6 compressed, RFC 5952), so that {@code
+   * 2001:2:0:1801:0:0:0:2} or {@code [2001:2:0:1801::2]} find {@code [2001:2:0:1801::2]:40000};
+   * anything else as typed. Literals only: no name is ever resolved.
+   */
+  static String canonical(String address) {
+    String bare = address.startsWith("[") && address.endsWith("]") ? address.substring(1, address.length() - 1) : address;
+    if (bare.indexOf(':') < 0 && !bare.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}")) {
+      return address;
+    }
+    try {
+      return HostPort.address(InetAddress.getByName(bare)); // a literal: parsed, not looked up
+    } catch (UnknownHostException e) {
+      return address;
+    }
   }
 
   private static String host(String hostPort) {

@@ -9,6 +9,8 @@ import java.util.List;
 /** A controller held in memory, for testing how commands print. */
 final class FakeController implements ControllerClient {
   final List<Views.PolicyVersion> versions = new ArrayList<>();
+  /** Active flows a test adds after the three standard ones. */
+  final List<Views.Flow> moreFlows = new ArrayList<>();
   boolean closed;
 
   @Override
@@ -49,12 +51,14 @@ final class FakeController implements ControllerClient {
       return List.of(new Views.Flow("f-3", 10, "198.18.1.2:40000", "198.19.1.2:22", "branch", "branch-1", "", "PASS_THROUGH",
           10, 20, 0, 0, Instant.EPOCH, Duration.ofSeconds(3), "no policy sequence matched", "", "", ""));
     }
-    return List.of(
+    List<Views.Flow> active = new ArrayList<>(List.of(
         new Views.Flow("f-1", 10, "198.18.1.2:40001", "198.19.1.2:5201", "branch", "branch-1", "TCP-OPT", "OPTIMIZED",
             64L << 20, 1024, 2.5e8, 200_000, Instant.EPOCH, Duration.ofSeconds(2), null, "dc-1", "", ""),
         new Views.Flow("f-2", 10, "198.18.1.3:40002", "198.19.1.9:80", "branch", "branch-2", "TCP-OPT", "OPTIMIZED",
             10, 10, 0, 200_000, Instant.EPOCH, Duration.ofSeconds(1), null, "dc-1",
-            "3 requests, 2 reused, last on #12 198.19.1.1:40112->198.19.1.9:80", ""));
+            "3 requests, 2 reused, last on #12 198.19.1.1:40112->198.19.1.9:80", "")));
+    active.addAll(moreFlows);
+    return active;
   }
 
   @Override

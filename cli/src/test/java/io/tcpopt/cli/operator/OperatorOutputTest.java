@@ -41,6 +41,25 @@ class OperatorOutputTest {
   }
 
   @Test
+  void ipv6FlowsPrintBracketedAlignedAndAreFoundByAnyFormOfTheirAddress() {
+    controller.moreFlows.add(new Views.Flow("f-6", 10, "[2001:2:0:1801::2]:40003", "[2001:2:0:1901::2]:5201", "branch", "branch-1", "TCP-OPT",
+        "OPTIMIZED", 10, 10, 0, 200_000, java.time.Instant.EPOCH, java.time.Duration.ofSeconds(1), null, "dc-1", "", ""));
+    for (String form : List.of("2001:2:0:1801:0:0:0:2", "[2001:2:0:1801::2]", "2001:2:0:1901::2")) {
+      CliRun r = run("flows", "--address", form);
+      assertEquals(0, r.exitCode(), r.err());
+      List<String> lines = r.out().lines().toList();
+      assertEquals(2, lines.size(), form + ":\n" + r.out());
+      assertEquals(lines.get(0).indexOf("SOURCE"), lines.get(1).indexOf("[2001:2:0:1801::2]:40003"), r.out());
+      assertEquals(lines.get(0).indexOf("DESTINATION"), lines.get(1).indexOf("[2001:2:0:1901::2]:5201"), r.out());
+    }
+    CliRun v4 = run("flows", "--address", "198.18.1.3");
+    assertEquals(2, v4.out().lines().count(), v4.out());
+    assertFalse(v4.out().contains("2001:"), v4.out());
+    CliRun json = run("flows", "--port", "40003", "-o", "json");
+    assertTrue(json.out().contains("\"source\": \"[2001:2:0:1801::2]:40003\""), json.out());
+  }
+
+  @Test
   void flowsTableIsAligned() {
     CliRun r = run("flows");
     assertEquals(0, r.exitCode(), r.err());

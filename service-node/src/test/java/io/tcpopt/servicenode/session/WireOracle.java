@@ -53,6 +53,8 @@ public final class WireOracle {
   private final int localWindow;
   private final int maxStreams;
   private boolean decoderOnly;
+  private String identity;
+  private boolean streamDependent;
   private int frames;
 
   private byte[] pending = new byte[0];
@@ -83,6 +85,21 @@ public final class WireOracle {
    */
   public WireOracle decoderOnly() {
     decoderOnly = true;
+    return this;
+  }
+
+  /**
+   * True once an answer depended on a stream being still open (a frame for an accepted stream, a
+   * GOAWAY or a refusal while streams were open): a real far node may have finished the stream
+   * meanwhile (its connect refused), so such cases are not comparable on a live node.
+   */
+  public boolean streamDependent() {
+    return streamDependent;
+  }
+
+  /** The peer's certificate names {@code identity} (TLS): its HELLO name must be that. */
+  public WireOracle identity(String identity) {
+    this.identity = identity;
     return this;
   }
 
@@ -261,7 +278,7 @@ public final class WireOracle {
     if (decoderOnly) {
       return;
     }
-    if (name.equals(localName)) {
+    if ((identity != null && !identity.equals(name)) || name.equals(localName)) {
       fail(GOAWAY_IDENTITY_MISMATCH);
     } else if (!peers.containsKey(name)) {
       fail(GOAWAY_UNKNOWN_PEER);
@@ -319,6 +336,7 @@ public final class WireOracle {
       fail(GOAWAY_FLOW_CONTROL);
       return;
     }
+    streamDependent |= !streams.isEmpty();
     if (goingAway) {
       answers.add(new Answer("RST", id, RST_SHUTTING_DOWN));
       return;
@@ -338,6 +356,7 @@ public final class WireOracle {
   /** The open stream {@code id}, or null: ignored when it was opened before, a connection error when never. */
   private Stream stream(long id) {
     Stream s = streams.get(id);
+    streamDependent |= s != null || (id % 2 == 1 && id <= lastPeerId);
     if (s == null && (id % 2 == 0 || id > lastPeerId)) {
       fail(GOAWAY_PROTOCOL_ERROR);
     }
@@ -420,6 +439,7 @@ public final class WireOracle {
       return;
     }
     if (!decoderOnly) {
+      streamDependent |= !streams.isEmpty();
       goingAway = true;
       closeIfGoneAway();
     }

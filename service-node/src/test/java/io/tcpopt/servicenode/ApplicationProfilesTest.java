@@ -222,6 +222,25 @@ class ApplicationProfilesTest {
   }
 
   @Test
+  void withoutAServerSslProfileTheDcSpeaksPlaintextToTheServer() throws Exception {
+    TlsFiles files = certificates();
+    HttpBackend plain = new HttpBackend(); // a plaintext HTTP server: it could not answer a TLS ClientHello
+    open.add(plain);
+    String profiles = "client-ssl-profiles: { www: { certificate: '" + files.certificateChain() + "', private-key: '" + files.privateKey() + "' } }\n";
+    InetSocketAddress front = startPair(plain.address(), policy(profiles, ", client-ssl: www"));
+    try (SSLSocket s = tlsClient(files, front)) {
+      assertArrayEquals(HttpBackend.content(21, 200_000), get(s, "/bytes?n=200000&seed=21").body(), "byte-exact through TLS, then plaintext");
+      assertArrayEquals(HttpBackend.content(22, 3_000), get(s, "/bytes?n=3000&seed=22&chunked=1").body());
+    }
+    plain.rethrow();
+    assertEquals(2, plain.exchanges.get());
+    TlsFigures tls = closed(branch, 1).get(0).tls();
+    assertNotNull(tls, "terminated at the branch");
+    assertTrue(tls.dynamicRecordSizing());
+    assertNull(closed(dc, 1).get(0).tls(), "no TLS of the branch's at the DC");
+  }
+
+  @Test
   void aKeyOthersCanReadLeavesTheFlowUnterminatedAndSaysWhy() throws Exception {
     TlsFiles files = certificates();
     // The server itself speaks TLS: an unterminated flow still works end to end, only not terminated at the branch.

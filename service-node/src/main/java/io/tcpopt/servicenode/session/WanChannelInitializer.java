@@ -87,6 +87,11 @@ public final class WanChannelInitializer extends ChannelInitializer<SocketChanne
       public void sessionDown(StreamMultiplexer connection, String reason) {
         listener.sessionDown(connection, reason);
       }
+
+      @Override
+      public void sessionRetiring(StreamMultiplexer connection) {
+        listener.sessionRetiring(connection);
+      }
     };
   }
 

@@ -33,13 +33,12 @@ import org.slf4j.LoggerFactory;
  * are used so that {@code net.core.rmem_max}/{@code wmem_max} do not silently cap them. Congestion
  * control and pacing are set on the connected channel by {@link #applyWan} and read back.
  *
- * <p>{@code applyWan} also sets TCP_NOTSENT_LOWAT to {@link #NOT_SENT_LOW_WATERMARK} (128 KiB,
- * whatever the buffers). Bytes in flight do not count against it, so throughput is unchanged, but
- * the kernel stops taking new bytes once that much is unsent: the rest waits in the node, where
- * the channel turns unwritable and the multiplexer's scheduler chooses which stream sends next.
- * Without it a 12.5 MB send buffer (250 Mbit/s, 200 ms) could queue 400 ms of other streams'
- * bytes in front of a short transaction; an eighth of the buffer (this class's earlier value,
- * 1.56 MB there) still queued 50 ms, and 280 ms at 6 MB/s in WanSchedulingTest.
+ * <p>{@code applyWan} also sets TCP_NOTSENT_LOWAT to {@link #notSentLowWatermark} (an eighth of
+ * the send buffer, within [128 KiB, 4 MiB]). Bytes in flight do not count against it, so
+ * throughput is unchanged, but the kernel stops taking new bytes once that much is unsent: the
+ * rest waits in Netty, where the channel turns unwritable and the multiplexer chooses which
+ * stream sends next. Without it a 12.5 MB send buffer (250 Mbit/s, 200 ms) could queue 400 ms
+ * of other streams' bytes in front of a short transaction.
  *
  * <p>Each distinct warning is logged once at WARN, repeats at DEBUG, so a session pool that
  * reconnects does not flood the log.
@@ -169,12 +168,9 @@ public final class SocketTuning {
     ch.config().setOption(new RawUnixChannelOption("TCP_CONGESTION", IPPROTO_TCP, TCP_CONGESTION, bytes.length), value);
   }
 
-  /** Unsent bytes the kernel may hold per WAN socket (TCP_NOTSENT_LOWAT), whatever the link. */
-  public static final long NOT_SENT_LOW_WATERMARK = 128 * 1024;
-
-  /** Unsent bytes the kernel may hold per WAN socket: {@link #NOT_SENT_LOW_WATERMARK} for every link. */
+  /** Unsent bytes the kernel may hold per WAN socket: an eighth of the send buffer, within [128 KiB, 4 MiB]. */
   public static long notSentLowWatermark(WanSocketSettings s) {
-    return NOT_SENT_LOW_WATERMARK;
+    return Math.max(128 * 1024, Math.min(4 * 1024 * 1024, s.sendBufferBytes() / 8));
   }
 
   /** The kernel's TCP_INFO for the channel; empty on NIO, on non-Linux, or once the socket is closed. */

@@ -109,9 +109,9 @@ class SocketTuningTest {
   void unsentBytesInTheKernelAreBounded() throws Exception {
     connectEpoll(BBR_250MBIT_200MS);
     SocketTuning.applyWan(client, BBR_250MBIT_200MS);
-    // 128 KiB whatever the 12.5 MB send buffer: the queue ahead of a new request stays ~4 ms at 250 Mbit/s
-    assertEquals(128 * 1024L, SocketTuning.notSentLowWatermark(BBR_250MBIT_200MS));
-    assertEquals(128 * 1024L, client.config().getOption(EpollChannelOption.TCP_NOTSENT_LOWAT));
+    // 12.5 MB send buffer / 8
+    assertEquals(1_562_500L, SocketTuning.notSentLowWatermark(BBR_250MBIT_200MS));
+    assertEquals(1_562_500L, client.config().getOption(EpollChannelOption.TCP_NOTSENT_LOWAT));
   }
 
   @Test

@@ -9,7 +9,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollChannelOption;
-import io.tcpopt.common.net.SocketTuning;
 import io.tcpopt.common.transport.NettyTransport;
 import java.util.Optional;
 
@@ -30,7 +29,7 @@ public final class WanSockets {
    * writable only below it, so sent-but-unacknowledged bytes still fill the window while the queue
    * of bytes not yet sent stays a few milliseconds deep and the node's scheduler decides the order.
    */
-  static final long NOTSENT_LOWAT = SocketTuning.NOT_SENT_LOW_WATERMARK;
+  static final long NOTSENT_LOWAT = 128 * 1024;
   /** The connection's own write queue (Netty's outbound buffer, TLS input): as shallow. */
   static final int QUEUE_LOW = 64 * 1024;
   static final int QUEUE_HIGH = 192 * 1024;

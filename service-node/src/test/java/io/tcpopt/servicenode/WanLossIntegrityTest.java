@@ -159,15 +159,16 @@ class WanLossIntegrityTest {
 
   @Test
   void aFarLegFailingAfterBothEndsResetsTheFlowAtTheBranch() throws Exception {
-    // More than the DC's server-leg socket buffers (a few MiB on loopback) hold, so a slow reader
-    // keeps up to a window of bytes queued in the DC itself once all arrived.
-    long size = 8L << 20;
+    // Far more than the DC's server-leg socket buffers hold (the kernel grows the send buffer to
+    // 4 MiB on loopback) plus the stream window, so the reader, slower than the WAN, is the
+    // bottleneck: when the last bytes reach the DC, about a window of them is queued in the DC itself.
+    long size = 24L << 20;
     CountDownLatch fail = new CountDownLatch(1);
     CompletableFuture<Long> serverRead = new CompletableFuture<>();
     InetSocketAddress target = serve(s -> {
       s.shutdownOutput(); // the server half-closes first, then reads slowly
       InputStream in = s.getInputStream();
-      byte[] buf = new byte[16 * 1024];
+      byte[] buf = new byte[32 * 1024];
       long total = 0;
       while (fail.getCount() > 0) {
         int n = in.read(buf);
@@ -175,7 +176,7 @@ class WanLossIntegrityTest {
           break;
         }
         total += n;
-        Thread.sleep(10); // about 1.6 MB/s
+        Thread.sleep(10); // at most 3.2 MB/s, far below the loopback WAN
       }
       serverRead.complete(total);
       s.setSoLinger(true, 0); // then fails with bytes unread: the DC's queued writes to it fail
@@ -187,7 +188,7 @@ class WanLossIntegrityTest {
       c.shutdownOutput();
       assertEquals(-1, c.getInputStream().read());
       try {
-        TestNodes.await(() -> nodes.dc.flows().active().stream().anyMatch(f -> f.bytesClientToServer() == size && f.bufferedBytes() > 0),
+        TestNodes.await(() -> nodes.dc.flows().active().stream().anyMatch(f -> f.bytesClientToServer() == size && f.bufferedBytes() >= 64 << 10),
             30_000, "every byte at the DC, some still queued in the node for the server leg");
       } catch (AssertionError e) {
         throw new AssertionError(e.getMessage() + ": " + nodes.dc.flows() + " / " + nodes.branch.flows(), e);

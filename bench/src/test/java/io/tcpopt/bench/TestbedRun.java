@@ -178,6 +178,26 @@ public final class TestbedRun implements AutoCloseable {
   }
 
   /**
+   * Waits (at most 90 s) until the example pair is ready: the branch intercepts on 7900, serves its
+   * API on 7700 and holds a session to the DC, and the server logged LISTENING; fails at once if a
+   * node exits.
+   */
+  public void awaitPairReady(Process branch, Path branchLog, Process dc, Path serverLog) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    while (System.nanoTime() < deadline) {
+      if (!branch.isAlive() || !dc.isAlive()) {
+        throw new AssertionError("a node exited early:\n" + read(branchLog));
+      }
+      if (read(branchLog).contains("session to peer") && read(serverLog).contains("LISTENING")
+          && listening(ns("branch"), 7900) && listening(ns("branch"), 7700)) {
+        return;
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("nodes not ready in 90 s\n" + read(branchLog));
+  }
+
+  /**
    * Copies the example testbed node configs ({@code deploy/examples/testbed/branch.yaml}, {@code
    * dc.yaml}) into {@code dir} with certificates from {@code tcpopt certs} in {@code dir/certs} and
    * the operator token {@code token} in {@code dir/secrets}; returns the branch config.

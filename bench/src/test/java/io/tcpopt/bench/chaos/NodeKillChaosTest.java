@@ -66,7 +66,7 @@ class NodeKillChaosTest {
           dir.resolve("dc.yaml").toString());
       Path branchLog = dir.resolve("branch.log");
       Process branch = startBranch(jar, branchConfig, branchLog);
-      awaitReady(branch, branchLog, dc, serverLog);
+      run.awaitPairReady(branch, branchLog, dc, serverLog);
       assertTrue(ruleset(branchNs).contains("flags owner"), "the branch's table is kernel-owned:\n" + ruleset(branchNs));
 
       // An optimized transfer in flight: the DC node holds its server leg (the server sees the
@@ -112,7 +112,7 @@ class NodeKillChaosTest {
       long restart = System.nanoTime();
       Path againLog = dir.resolve("branch-again.log");
       Process again = startBranch(jar, branchConfig, againLog);
-      awaitReady(again, againLog, dc, serverLog);
+      run.awaitPairReady(again, againLog, dc, serverLog);
       log.info("restarted branch node ready (listening, session to the DC) in {} ms", (System.nanoTime() - restart) / 1_000_000);
       long viaDcBefore = connectionsFromDc(serverLog, Set.of());
       TestbedRun.Result flows = run.inNs(client, 60, Map.of(), "java", TestbedRun.QUICK_JVM, "-cp", testClasses(),
@@ -133,21 +133,6 @@ class NodeKillChaosTest {
     return run.start(run.ns("branch"), logFile, "java", "-Xmx256m", "-jar", jar.toString(), "run", "--config", config.toString());
   }
 
-  /** Ready: the branch intercepts on 7900, serves its API and holds a session to the DC; the server listens. */
-  private void awaitReady(Process branch, Path branchLog, Process dc, Path serverLog) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-    while (System.nanoTime() < deadline) {
-      if (!branch.isAlive() || !dc.isAlive()) {
-        throw new AssertionError("a node exited early:\n" + TestbedRun.read(branchLog));
-      }
-      if (TestbedRun.read(branchLog).contains("session to peer") && TestbedRun.read(serverLog).contains("LISTENING")
-          && run.listening(run.ns("branch"), 7900) && run.listening(run.ns("branch"), 7700)) {
-        return;
-      }
-      Thread.sleep(200);
-    }
-    throw new AssertionError("nodes not ready in 90 s\n" + TestbedRun.read(branchLog));
-  }
 
   private String ruleset(String ns) throws Exception {
     return run.inNs(ns, 10, Map.of(), "nft", "list", "ruleset").stdout();

@@ -69,7 +69,7 @@ class WanBlackholeChaosTest {
       Path branchLog = dir.resolve("branch.log");
       Process branch = run.start(run.ns("branch"), branchLog, "java", "-Xmx256m", "-jar", jar.toString(), "run", "--config",
           branchConfig.toString());
-      awaitReady(branch, branchLog, dc, serverLog);
+      run.awaitPairReady(branch, branchLog, dc, serverLog);
 
       // Three optimized transfers in flight: bulk download, upload, half-closed download.
       List<Process> transfers = new ArrayList<>();
@@ -231,21 +231,6 @@ class WanBlackholeChaosTest {
     return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
   }
 
-  /** Ready: the branch intercepts on 7900, serves its API and holds a session to the DC; the server listens. */
-  private void awaitReady(Process branch, Path branchLog, Process dc, Path serverLog) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-    while (System.nanoTime() < deadline) {
-      if (!branch.isAlive() || !dc.isAlive()) {
-        throw new AssertionError("a node exited early:\n" + TestbedRun.read(branchLog));
-      }
-      if (TestbedRun.read(branchLog).contains("session to peer") && TestbedRun.read(serverLog).contains("LISTENING")
-          && run.listening(run.ns("branch"), 7900) && run.listening(run.ns("branch"), 7700)) {
-        return;
-      }
-      Thread.sleep(200);
-    }
-    throw new AssertionError("nodes not ready in 90 s\n" + TestbedRun.read(branchLog));
-  }
 
   private String testClasses() {
     return run.bench().resolve("target/test-classes").toString();

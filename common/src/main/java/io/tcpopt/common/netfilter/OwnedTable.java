@@ -175,7 +175,7 @@ public final class OwnedTable implements AutoCloseable {
     if (listing.stream().anyMatch(l -> l.contains("\"" + nonce + "\""))) {
       return null;
     }
-    return output.errorsSince(errorsBefore);
+    return output.errorsSince(errorsBefore, Duration.ofMillis(500));
   }
 
   /**
@@ -362,9 +362,27 @@ public final class OwnedTable implements AutoCloseable {
       }
     }
 
-    /** nft's "Error:" lines since {@code index}, on one line. */
-    synchronized String errorsSince(int index) {
+    /**
+     * nft's "Error:" lines since {@code index}, on one line. A refused transaction's errors come on
+     * stderr, read by another thread than the listing on stdout: waits up to {@code timeout} for
+     * the first of them.
+     */
+    synchronized String errorsSince(int index, Duration timeout) {
+      long deadline = System.nanoTime() + timeout.toNanos();
       List<String> lines = errorMessagesSince(index);
+      while (lines.isEmpty() && streamsOpen > 0) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          break;
+        }
+        try {
+          wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+        lines = errorMessagesSince(index);
+      }
       return lines.isEmpty() ? "no table listed" : String.join(" | ", lines);
     }
 
@@ -380,7 +398,8 @@ public final class OwnedTable implements AutoCloseable {
     }
 
     synchronized String errors() {
-      return err.isEmpty() ? "" : " (" + errorsSince(0) + ")";
+      List<String> lines = errorMessagesSince(0);
+      return err.isEmpty() ? "" : " (" + (lines.isEmpty() ? "no table listed" : String.join(" | ", lines)) + ")";
     }
   }
 }

@@ -104,9 +104,9 @@ write_configs() {
   # WAN connection (and so the efficiency benchmark) to that rate.
   local link="{ bandwidth: ${bandwidth}Mbit, rtt: ${rtt}ms, pacing: true }"
   [ "$kind" = testbed ] || link="{ bandwidth: 10Gbit, rtt: 1ms, pacing: false }"
-  # TCPOPT_WAN_CONNECTIONS: wan.connections of both nodes (default here 4, the node default before
-  # issue 9, so earlier experiments stay comparable; issue 9 runs set 1, the node default now).
-  local conns="${TCPOPT_WAN_CONNECTIONS:-4}"
+  # TCPOPT_WAN_CONNECTIONS: wan.connections of both nodes (default 1, the node default; with pacing
+  # the link rate is split over the connections, so 4 would pace a lone flow at a quarter of the link).
+  local conns="${TCPOPT_WAN_CONNECTIONS:-1}"
   local wan_common="    connections: $conns
     link: $link
     congestion-control: bbr"

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tcpopt.cli.CliRun;
-import io.tcpopt.cli.operator.ControllerConnector;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -17,9 +16,8 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The demo deployment (controller + branch and DC service nodes, generated certificates, sample
@@ -27,55 +25,36 @@ import org.junit.jupiter.api.Test;
  * and moves the Prometheus counters while it runs.
  */
 class DemoWiringTest {
-  private static DemoCluster demo;
-
-  @BeforeAll
-  static void start() throws Exception {
-    demo = DemoCluster.start(0, line -> {});
-  }
-
-  @AfterAll
-  static void stop() {
-    if (demo != null) {
-      demo.close();
-    }
-  }
-
-  private static CliRun cli(String... args) {
-    String[] all = new String[args.length + 2];
-    System.arraycopy(args, 0, all, 0, args.length);
-    all[args.length] = "--controller=" + demo.controller();
-    all[args.length + 1] = "--token=" + demo.token();
-    return CliRun.run(ControllerConnector.grpc(), all);
-  }
+  @RegisterExtension
+  static final DemoClusterExtension cluster = new DemoClusterExtension();
 
   @Test
   void transferIsOptimizedAndListedWithItsBytes() throws Exception {
     long size = 4L << 20;
-    Transfer.Result r = Transfer.download(demo.listener(), size, Duration.ofSeconds(60), n -> {});
+    Transfer.Result r = Transfer.download(cluster.demo().listener(), size, Duration.ofSeconds(60), n -> {});
     assertTrue(r.digestMatches(), "SHA-256 of the received bytes must match what the server sent");
-    try (Socket echo = Transfer.openEcho(demo.listener(), Duration.ofSeconds(30))) {
-      CliRun active = cli("flows", "-o", "json");
+    try (Socket echo = Transfer.openEcho(cluster.demo().listener(), Duration.ofSeconds(30))) {
+      CliRun active = cluster.cli("flows", "-o", "json");
       assertEquals(0, active.exitCode(), active.err());
       assertTrue(active.out().contains("\"state\": \"OPTIMIZED\""), active.out());
       assertTrue(active.out().contains("\"services\": \"tcp-optimization\""), active.out());
 
       // status counts what the flow table holds (the live count, not the last heartbeat's) and says where.
       long listed = Pattern.compile("\"id\": ").matcher(active.out()).results().count();
-      CliRun status = cli("status");
+      CliRun status = cluster.cli("status");
       assertTrue(status.out().contains("Flows:       " + listed + " active of 10000 (0.0% used) on branch-1\n"), status.out());
-      CliRun statusJson = cli("status", "-o", "json");
+      CliRun statusJson = cluster.cli("status", "-o", "json");
       assertTrue(statusJson.out().contains("\"active\": " + listed + ","), statusJson.out());
       assertTrue(statusJson.out().matches("(?s).*\"nodes\": \\[\\s*\\{\\s*\"node\": \"branch-1\".*"), statusJson.out());
 
-      CliRun table = cli("flows");
+      CliRun table = cluster.cli("flows");
       assertTrue(table.out().lines().anyMatch(l -> l.matches("branch-1/\\d+\\s+0\\s+127\\.0\\.0\\.1:\\d+\\s+127\\.0\\.0\\.1:\\d+\\s+branch-1\\s+tcp-optimization\\s+optimized.*")),
           table.out());
     }
-    CliRun closed = cli("flows", "--closed", "-o", "json");
+    CliRun closed = cluster.cli("flows", "--closed", "-o", "json");
     assertTrue(closed.out().contains("\"bytesToClient\": " + size), closed.out());
 
-    CliRun status = cli("status");
+    CliRun status = cluster.cli("status");
     assertTrue(status.out().contains("Policy:      " + DemoCluster.POLICY_NAME + " (version 1)"), status.out());
     assertTrue(status.out().lines().anyMatch(l -> l.matches("branch-1\\s+dc-1\\s+dc\\s+1/1\\s.*")), status.out());
   }
@@ -83,12 +62,12 @@ class DemoWiringTest {
   @Test
   void metricsCountersMoveDuringATransfer() throws Exception {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    URI metrics = URI.create("http://" + DemoCluster.hostPort(demo.branch().metrics().address()) + "/metrics");
+    URI metrics = URI.create("http://" + DemoCluster.hostPort(cluster.demo().branch().metrics().address()) + "/metrics");
     long size = 32L << 20;
     double before = serverToClientBytes(scrape(http, metrics));
     MessageDigest sha = MessageDigest.getInstance("SHA-256");
     try (Socket socket = new Socket()) {
-      socket.connect(demo.listener(), 10_000);
+      socket.connect(cluster.demo().listener(), 10_000);
       socket.setSoTimeout(60_000);
       OutputStream out = socket.getOutputStream();
       out.write(new byte[] {'D', 0, 0, 0, 0, 0x02, 0, 0, 0}); // 0x02000000 = 32 MiB

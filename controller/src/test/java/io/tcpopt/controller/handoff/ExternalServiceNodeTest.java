@@ -7,13 +7,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tcpopt.common.config.ConfigTree;
-import io.tcpopt.common.policy.CompiledPolicy;
-import io.tcpopt.common.policy.PolicyDocument;
-import io.tcpopt.controller.distribution.Candidate;
 import io.tcpopt.controller.distribution.FlowDispatcher;
-import io.tcpopt.controller.distribution.FlowDistributor;
 import io.tcpopt.controller.policy.ActivePolicy;
-import io.tcpopt.controller.policy.PolicyVersion;
 import io.tcpopt.servicenode.PeerSessionStatus;
 import io.tcpopt.servicenode.ServiceNode;
 import io.tcpopt.servicenode.ServiceNodeConfig;
@@ -29,7 +24,6 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -46,20 +40,6 @@ import org.junit.jupiter.api.Test;
  * not the controller's connection; a connection without a valid PROXY v2 header is refused.
  */
 class ExternalServiceNodeTest {
-  private static final String POLICY =
-      """
-      prefix-lists:
-        LOOP: [127.0.0.0/8]
-      service-node-groups:
-        SNG-EXT: { site: branch }
-      data-policy:
-        name: external
-        sequences:
-          - seq: 1
-            match: { source-prefix-list: LOOP, destination-prefix-list: LOOP, destination-port: %d }
-            action: { optimize: { service-node-group: SNG-EXT } }
-        default-action: pass-through
-      """;
   private static final int UP = 3_000_000;
   private static final int DOWN = 2_000_000;
   /** More than every socket buffer and watermark on the way back, so the half-closed client leg fills up. */
@@ -94,10 +74,8 @@ class ExternalServiceNodeTest {
     await(() -> branch.sessions().stream().mapToInt(PeerSessionStatus::connectionsUp).sum() == 1, "branch session to the DC");
     assertNotNull(branch.handoffAddress(), "handoff listener bound");
 
-    PolicyDocument doc = PolicyDocument.parse(POLICY.formatted(destination.getLocalPort()), "test");
-    ActivePolicy active = new ActivePolicy(new PolicyVersion(1, doc.name(), doc.toYaml(), "test", 0, ""), doc, CompiledPolicy.compile(doc),
-        Map.of("SNG-EXT", "branch"));
-    FlowDispatcher dispatcher = new FlowDispatcher(() -> active, (g, s) -> List.of(new Candidate("sn-ext", 100, 0)), new FlowDistributor(100));
+    ActivePolicy active = LoopbackDispatch.policy(destination.getLocalPort(), LoopbackDispatch.OPTIMIZE);
+    FlowDispatcher dispatcher = LoopbackDispatch.dispatcher(() -> active);
     InetSocketAddress handoff = branch.handoffAddress();
     forwarder = HandoffForwarder.start(
         List.of(new HandoffListener(new InetSocketAddress("127.0.0.1", 0), (InetSocketAddress) destination.getLocalSocketAddress())),

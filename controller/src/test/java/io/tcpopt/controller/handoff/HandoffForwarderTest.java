@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -19,10 +18,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.haproxy.HAProxyMessage;
 import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
 import io.netty.handler.codec.haproxy.HAProxyProtocolVersion;
-import io.tcpopt.common.policy.PolicyDocument;
-import io.tcpopt.controller.distribution.Candidate;
 import io.tcpopt.controller.distribution.FlowDispatcher;
-import io.tcpopt.controller.distribution.FlowDistributor;
 import io.tcpopt.controller.policy.ActivePolicy;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -31,7 +27,6 @@ import java.net.Socket;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.BlockingQueue;
@@ -47,21 +42,6 @@ import org.junit.jupiter.api.Test;
  * that echoes) and a plain echo server standing for the real destination. Loopback only.
  */
 class HandoffForwarderTest {
-  private static final String POLICY =
-      """
-      prefix-lists:
-        LOOP: [127.0.0.0/8]
-      service-node-groups:
-        SNG-EXT: { site: branch }
-      data-policy:
-        name: handoff
-        sequences:
-          - seq: 1
-            match: { source-prefix-list: LOOP, destination-prefix-list: LOOP, destination-port: %d }
-            action: { %s }
-        default-action: pass-through
-      """;
-
   private EventLoopGroup group;
   private Channel serviceNode;
   private Channel destination;
@@ -126,12 +106,8 @@ class HandoffForwarderTest {
 
   private void startForwarder(String action, InetSocketAddress handoff) {
     int port = ((InetSocketAddress) destination.localAddress()).getPort();
-    PolicyDocument doc = PolicyDocument.parse(POLICY.formatted(port, action), "test");
-    policy.set(new ActivePolicy(
-        new io.tcpopt.controller.policy.PolicyVersion(1, doc.name(), doc.toYaml(), "test", 0, ""),
-        doc, io.tcpopt.common.policy.CompiledPolicy.compile(doc), Map.of("SNG-EXT", "branch")));
-    FlowDispatcher dispatcher =
-        new FlowDispatcher(policy::get, (g, s) -> List.of(new Candidate("sn-ext", 100, 0)), new FlowDistributor(100));
+    policy.set(LoopbackDispatch.policy(port, action));
+    FlowDispatcher dispatcher = LoopbackDispatch.dispatcher(policy::get);
     forwarder = HandoffForwarder.start(
         List.of(new HandoffListener(new InetSocketAddress("127.0.0.1", 0), (InetSocketAddress) destination.localAddress())),
         dispatcher, name -> name.equals("sn-ext") ? Optional.of(handoff) : Optional.empty(), Duration.ofSeconds(2));
@@ -176,7 +152,7 @@ class HandoffForwarderTest {
 
   @Test
   void optimizedFlowsReachTheServiceNodeWithTheOriginalAddressesInProxyV2() throws Exception {
-    startForwarder("optimize: { service-node-group: SNG-EXT }");
+    startForwarder(LoopbackDispatch.OPTIMIZE);
     Socket[] client = new Socket[1];
     byte[][] digests = roundTrip(4 << 20, client);
     assertArrayEquals(digests[0], digests[1], "every byte relayed through the service node and back");
@@ -204,7 +180,7 @@ class HandoffForwarderTest {
   void anUnreachableServiceNodeFailsOpen() throws Exception {
     // Port 1 on loopback refuses connections and, being below the ephemeral range, cannot be
     // reached by a TCP self-connect (which a just-closed ephemeral port can).
-    startForwarder("optimize: { service-node-group: SNG-EXT }", new InetSocketAddress("127.0.0.1", 1));
+    startForwarder(LoopbackDispatch.OPTIMIZE, new InetSocketAddress("127.0.0.1", 1));
     byte[][] digests = roundTrip(64 << 10, new Socket[1]);
     assertArrayEquals(digests[0], digests[1]);
     assertNotNull(destinationHits.poll(5, TimeUnit.SECONDS), "passed through to the destination");

@@ -7,7 +7,6 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.Socket;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -42,6 +41,7 @@ class WanConnectionLossTest {
   private static final long SIZE = 64L << 20;
   private static final long READ_BEFORE_CUT = 8L << 20;
 
+  static ProxiedWanPair pair;
   static TestServer server;
   static WanLinkProxy link;
   static TestNodes nodes;
@@ -49,27 +49,16 @@ class WanConnectionLossTest {
 
   @BeforeAll
   static void start() throws Exception {
-    server = new TestServer(WanConnectionLossTest::serve);
-    nodes = TestNodes.start(null, 2, List.of(server.address()), "    stream-window: 1MiB\n", "", "", dc -> {
-      try {
-        link = new WanLinkProxy(dc, 0);
-        return link.address();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
+    pair = ProxiedWanPair.start(WanConnectionLossTest::serve, 2, "    stream-window: 1MiB\n", 0);
+    server = pair.server;
+    link = pair.link;
+    nodes = pair.nodes;
   }
 
   @AfterAll
   static void stop() throws Exception {
-    if (nodes != null) {
-      nodes.close();
-    }
-    if (link != null) {
-      link.close();
-    }
-    if (server != null) {
-      server.close();
+    if (pair != null) {
+      pair.close();
     }
   }
 

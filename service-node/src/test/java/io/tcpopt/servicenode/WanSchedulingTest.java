@@ -9,7 +9,6 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -47,6 +46,7 @@ class WanSchedulingTest {
   private static final long BULK_LIMIT = 1L << 30;
   private static final int ECHO = 1024;
 
+  static ProxiedWanPair pair;
   static TestServer server;
   static WanLinkProxy link;
   static TestNodes nodes;
@@ -57,27 +57,16 @@ class WanSchedulingTest {
 
   @BeforeAll
   static void start() throws Exception {
-    server = new TestServer(WanSchedulingTest::serve);
-    nodes = TestNodes.start(null, 1, List.of(server.address()), "    stream-window: 4MiB\n", "", "", dc -> {
-      try {
-        link = new WanLinkProxy(dc, RATE);
-        return link.address();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
+    pair = ProxiedWanPair.start(WanSchedulingTest::serve, 1, "    stream-window: 4MiB\n", RATE);
+    server = pair.server;
+    link = pair.link;
+    nodes = pair.nodes;
   }
 
   @AfterAll
   static void stopAll() throws Exception {
-    if (nodes != null) {
-      nodes.close();
-    }
-    if (link != null) {
-      link.close();
-    }
-    if (server != null) {
-      server.close();
+    if (pair != null) {
+      pair.close();
     }
   }
 

@@ -33,11 +33,13 @@ import org.slf4j.LoggerFactory;
  * the WAN a {@link WanLinkProxy} limited to {@link #RATE} each way (so the DC's WAN connection is
  * the bottleneck and its stream scheduler decides who sends): bulk downloads sharing the
  * connection get equal shares, and a 1 KB request/echo beside them is not queued behind their
- * bytes. Timings are logged; the latency bound (idle p50 + 1 s) is generous, for a shared and
- * loaded machine (at a load average of 30 on 2 cores the p50 was 0.28 s, idle 0.02 s), but well
- * below what queueing behind the bulk streams' windows costs: with deep WAN queues (no
- * TCP_NOTSENT_LOWAT, 16 MiB write watermarks, 4 MiB stream queues) the p50 was 1.4 s at 12 MB/s,
- * and 4 × 4 MiB at 6 MB/s is 2.8 s.
+ * bytes. Timings are logged. The latency bound, idle p50 + 200 ms, leaves room for a shared and
+ * loaded machine, yet fails when the kernel holds the bulk's bytes: the DC's WAN socket here is
+ * limited by the link, not by the node, so its unsent limit ({@code UnsentLimit}) stays at 128 KiB
+ * (p50 55–81 ms, idle 2–22 ms); with an eighth of the send buffer unsent (1.56 MB, main before
+ * this) the p50 was 270–280 ms, with deep queues (no TCP_NOTSENT_LOWAT, 16 MiB write watermarks,
+ * 4 MiB stream queues) 1.4 s at 12 MB/s, and behind the bulk streams' windows it would be
+ * 4 × 4 MiB at 6 MB/s, 2.8 s.
  */
 class WanSchedulingTest {
   private static final Logger log = LoggerFactory.getLogger(WanSchedulingTest.class);
@@ -224,7 +226,7 @@ class WanSchedulingTest {
           fmt(idleP50), fmt(percentileMillis(idle, 99)), BULK, fmt(loadedP50), fmt(percentileMillis(loaded, 99)), fmt(percentileMillis(loaded, 100)),
           fmt(moved / seconds / 1e6), RATE / 1e6);
       assertTrue(moved > RATE * seconds / 4, "the bulk streams kept the link busy while the echoes ran: " + moved + " bytes in " + seconds + " s");
-      assertTrue(loadedP50 <= idleP50 + 1_000,
+      assertTrue(loadedP50 <= idleP50 + 200,
           "echo p50 beside the bulk " + fmt(loadedP50) + " ms, idle " + fmt(idleP50) + " ms: the request waited behind bulk bytes");
     }
   }

@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * throughput is unchanged, but the kernel stops taking new bytes once that much is unsent: the
  * rest waits in Netty, where the channel turns unwritable and the multiplexer chooses which
  * stream sends next. Without it a 12.5 MB send buffer (250 Mbit/s, 200 ms) could queue 400 ms
- * of other streams' bytes in front of a short transaction.
+ * of other streams' bytes in front of a short transaction. That value is the most a WAN
+ * connection uses: the service node's session layer lowers it while the node keeps the socket fed.
  *
  * <p>Each distinct warning is logged once at WARN, repeats at DEBUG, so a session pool that
  * reconnects does not flood the log.
@@ -189,7 +190,7 @@ public final class SocketTuning {
     if (ch instanceof EpollSocketChannel epoll) {
       try {
         EpollTcpInfo info = epoll.tcpInfo();
-        return Optional.of(new TcpInfoSnapshot(info.rtt(), info.rttvar(), info.sndCwnd(), info.totalRetrans(), 0, 0));
+        return Optional.of(new TcpInfoSnapshot(info.rtt(), info.rttvar(), info.sndCwnd(), info.totalRetrans(), 0, 0, 0, false));
       } catch (RuntimeException e) {
         log.debug("TCP_INFO unavailable on {}: {}", ch, reason(e));
       }
@@ -226,7 +227,9 @@ public final class SocketTuning {
         u32(b, 80), // tcpi_snd_cwnd
         u32(b, 100), // tcpi_total_retrans
         u64(b, 160), // tcpi_delivery_rate
-        u64(b, 120)); // tcpi_bytes_acked
+        u64(b, 120), // tcpi_bytes_acked
+        u32(b, 144), // tcpi_notsent_bytes
+        b.limit() > 7 && (b.get(7) & 1) != 0); // tcpi_delivery_rate_app_limited, the low bit after the wscale byte
   }
 
   private static long u32(ByteBuffer b, int offset) {

@@ -95,6 +95,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   private boolean pumpAgain;
   private ScheduledFuture<?> handshakeTimer;
   private ScheduledFuture<?> keepaliveTimer;
+  private ScheduledFuture<?> unsentLimit;
 
   /** {@code admission}: decides whether the peer of this connection may hold a session and at which site. */
   public StreamMultiplexer(SessionSettings local, boolean dialler, StreamAcceptor acceptor, SessionListener listener, HelloAdmission admission) {
@@ -219,7 +220,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
 
   /**
    * Moves frames from the streams' queues into the connection while it is writable (its write
-   * watermarks and the socket's TCP_NOTSENT_LOWAT keep that queue shallow), then tells streams
+   * watermarks and the socket's TCP_NOTSENT_LOWAT, sized by {@link UnsentLimit}, keep that queue shallow), then tells streams
    * whose full queues drained that they may take more. Re-entry from those streams only asks for
    * another round.
    */
@@ -476,10 +477,17 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     long interval = local.keepalive().toNanos();
     keepaliveTimer = ctx.executor().scheduleAtFixedRate(this::keepalive, 0, interval, TimeUnit.NANOSECONDS);
     up = true;
+    unsentLimit = UnsentLimit.start(ctx.channel(), this::holdsBytes);
     log.info("session {} peer {} (site {}, {}) over {} -> {}", dialler ? "to" : "from", hello.name(), peerSite,
         tls == null ? "plaintext, unauthenticated" : "TLS identity " + identity, ctx.channel().localAddress(), ctx.channel().remoteAddress());
     local.reduction().sessionUp(this);
     listener.sessionUp(this);
+  }
+
+  /** True when bytes wait in this node for the socket: in the streams' queues or in the connection's own. */
+  private boolean holdsBytes() {
+    ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
+    return (out != null && out.totalPendingWriteBytes() > 0) || !scheduler.isIdle();
   }
 
   /**
@@ -587,6 +595,9 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     }
     if (keepaliveTimer != null) {
       keepaliveTimer.cancel(false);
+    }
+    if (unsentLimit != null) {
+      unsentLimit.cancel(false);
     }
     String reason = "WAN connection to " + peerName() + " (" + ctx.channel().remoteAddress() + ") lost";
     List<MuxStream> lost = new ArrayList<>(streams.values());

@@ -28,6 +28,8 @@ public final class WanSockets {
    * Unsent bytes the kernel may hold per WAN socket (TCP_NOTSENT_LOWAT): the socket reports
    * writable only below it, so sent-but-unacknowledged bytes still fill the window while the queue
    * of bytes not yet sent stays a few milliseconds deep and the node's scheduler decides the order.
+   * The socket tuning may set a larger value once connected; {@link UnsentLimit} then keeps the
+   * limit between this and that, as small as the node can keep the socket fed.
    */
   static final long NOTSENT_LOWAT = 128 * 1024;
   /** The connection's own write queue (Netty's outbound buffer, TLS input): as shallow. */

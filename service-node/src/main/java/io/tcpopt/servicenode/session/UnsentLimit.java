@@ -1,0 +1,146 @@
+package io.tcpopt.servicenode.session;
+
+import io.netty.channel.Channel;
+import io.netty.channel.epoll.EpollChannelConfig;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.tcpopt.common.net.SocketTuning;
+import io.tcpopt.common.net.TcpInfoSnapshot;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sizes the kernel's queue of unsent bytes (TCP_NOTSENT_LOWAT) of one WAN socket: as small as the
+ * node can keep fed. Bytes in that queue are sent in order whatever stream they belong to, so a 1 KB
+ * request written now waits behind all of them; bytes the kernel refuses stay in the node, where
+ * the {@link StreamScheduler} puts the request first. But the queue is also the slack of an event
+ * loop that wakes late: at 250 Mbit/s, 128 KiB lasts 4 ms, and a node starved of CPU left its WAN
+ * socket idle for part of every round trip (issue 9: bulk at 60% of the link with 128 KiB on a
+ * loaded testbed, full rate with 2 MB).
+ *
+ * <p>So the limit adapts, starting at {@link #FLOOR}. Every {@link #CHECK_MILLIS} ms the socket's
+ * TCP_INFO is read. When the node held bytes the kernel refused ({@code backlogged}) for longer
+ * than two round trips, yet the kernel's last delivery-rate sample says the sender was
+ * application-limited, the kernel ran dry while the node held bytes for it: the event loop was
+ * late, and the limit doubles (up to the ceiling the socket tuning set, an eighth of the send
+ * buffer). After a second of backlog without that, it halves again, down to the floor. On a node
+ * that keeps up the limit stays at the floor; on a starved one it grows until bulk is no longer
+ * held back, and the interactive latency is what the starvation allows. A congestion window at its
+ * minimum (BBR's PROBE_RTT, which marks its own samples application-limited) says nothing and is
+ * skipped.
+ *
+ * <p>Confined to the connection's event loop. Does nothing off the native epoll transport.
+ */
+final class UnsentLimit {
+  private static final Logger log = LoggerFactory.getLogger(UnsentLimit.class);
+
+  /** The smallest limit, and the first: 4 ms at 250 Mbit/s. */
+  static final long FLOOR = 128 * 1024;
+  static final long CHECK_MILLIS = 50;
+  /** A limit unchanged and never found too small for this long is halved. */
+  static final long SHRINK_AFTER_NANOS = TimeUnit.SECONDS.toNanos(1);
+  /** BBR's congestion window in PROBE_RTT. */
+  private static final long MIN_CWND_SEGMENTS = 4;
+
+  private final long floor;
+  private final long ceiling;
+  private long limit;
+  private long backloggedSince = -1;
+  private long lastChange;
+  private long lastStarved;
+
+  /** {@code ceiling}: the most the limit may grow to; the floor is {@link #FLOOR} or the ceiling if smaller. */
+  UnsentLimit(long ceiling, long nowNanos) {
+    this.ceiling = Math.max(1, ceiling);
+    this.floor = Math.min(FLOOR, this.ceiling);
+    this.limit = floor;
+    this.lastChange = nowNanos;
+    this.lastStarved = nowNanos;
+  }
+
+  long limit() {
+    return limit;
+  }
+
+  /**
+   * One check: whether the node holds bytes the kernel did not take, and the socket's state.
+   * Returns the limit to apply (the same one when nothing changes).
+   */
+  long observe(long nowNanos, boolean backlogged, boolean appLimited, long cwndSegments, long srttMicros) {
+    if (!backlogged) {
+      backloggedSince = -1;
+      return limit;
+    }
+    if (backloggedSince < 0) {
+      backloggedSince = nowNanos;
+      return limit;
+    }
+    // The last sample describes bytes sent about a round trip ago: count it only once those were
+    // sent while the node was already holding bytes back, and once the last change took effect.
+    long settle = 2 * TimeUnit.MICROSECONDS.toNanos(Math.max(0, srttMicros)) + TimeUnit.MILLISECONDS.toNanos(CHECK_MILLIS);
+    if (nowNanos - backloggedSince < settle || cwndSegments <= MIN_CWND_SEGMENTS) {
+      return limit;
+    }
+    if (appLimited) {
+      lastStarved = nowNanos;
+      if (nowNanos - lastChange >= settle && limit < ceiling) {
+        limit = Math.min(ceiling, limit * 2);
+        lastChange = nowNanos;
+      }
+    } else if (nowNanos - Math.max(lastChange, lastStarved) >= SHRINK_AFTER_NANOS && limit > floor) {
+      limit = Math.max(floor, limit / 2);
+      lastChange = nowNanos;
+    }
+    return limit;
+  }
+
+  /**
+   * Starts adapting the limit of {@code ch} (connected, tuned): the ceiling is the TCP_NOTSENT_LOWAT
+   * it has now. {@code backlogged} tells whether the node holds bytes for the connection. Returns
+   * the running task (cancel it when the channel closes), or null where TCP_INFO or the option is
+   * not available.
+   */
+  static ScheduledFuture<?> start(Channel ch, BooleanSupplier backlogged) {
+    if (!(ch.config() instanceof EpollChannelConfig) || SocketTuning.tcpInfo(ch).isEmpty()) {
+      return null;
+    }
+    long ceiling;
+    try {
+      ceiling = ch.config().getOption(EpollChannelOption.TCP_NOTSENT_LOWAT);
+    } catch (RuntimeException e) {
+      return null;
+    }
+    UnsentLimit limit = new UnsentLimit(ceiling, System.nanoTime());
+    if (!set(ch, limit.limit())) {
+      return null;
+    }
+    return ch.eventLoop().scheduleWithFixedDelay(() -> limit.check(ch, backlogged), CHECK_MILLIS, CHECK_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  private void check(Channel ch, BooleanSupplier backlogged) {
+    if (!ch.isActive()) {
+      return;
+    }
+    boolean waiting = backlogged.getAsBoolean();
+    Optional<TcpInfoSnapshot> info = waiting ? SocketTuning.tcpInfo(ch) : Optional.empty();
+    long before = limit;
+    long after = info.isPresent()
+        ? observe(System.nanoTime(), true, info.get().deliveryRateAppLimited(), info.get().sendCwndSegments(), info.get().rttMicros())
+        : observe(System.nanoTime(), false, false, 0, 0);
+    if (after != before && set(ch, after)) {
+      log.debug("WAN socket {}: unsent limit {} -> {} bytes", ch, before, after);
+    }
+  }
+
+  private static boolean set(Channel ch, long bytes) {
+    try {
+      return ch.config().setOption(EpollChannelOption.TCP_NOTSENT_LOWAT, bytes);
+    } catch (RuntimeException e) {
+      log.debug("cannot set TCP_NOTSENT_LOWAT {} on {}: {}", bytes, ch, e.toString());
+      return false;
+    }
+  }
+}

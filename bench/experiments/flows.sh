@@ -14,9 +14,13 @@
 #
 # The pair runs with settings for many flows (FLOWS_TCPOPT_* below, the environment may override
 # them): the testbed has one client address, which holds every flow (flows.max-per-client), and
-# every optimized flow reserves window + 2 x lan.proxy-buffer-high of the buffer budget (10,000 x
-# 192 KiB = 1.9 GiB), so the budget and the JVM's direct-memory limit it must fit in are raised.
-# The reservation is a worst case; what the flows really cost is the RSS the experiment reports.
+# every new optimized flow reserves 192 KiB of the buffer budget (its 64 KiB initial window, a send
+# queue of the peer's 64 KiB window, a leg read: 10,000 x 192 KiB = 1.9 GiB), so the budget and the
+# JVM's direct-memory limit it must fit in are raised. The windows are the nodes' defaults (they
+# start at 64 KiB and grow with the flow); FLOWS_TCPOPT_STREAM_WINDOW / FLOWS_TCPOPT_LAN set
+# wan.stream-window / service-node.lan (runs before 2026-12-02 used 64KiB and { proxy-buffer-high:
+# 64KiB, proxy-buffer-low: 16KiB }). The reservation is a worst case; what the flows really cost is
+# the RSS the experiment reports.
 
 FLOWGEN="$BENCH_DIR/target/flowgen"
 MF_PORT=9000 FR_PORT=9001
@@ -26,8 +30,8 @@ else
   MF_FLOWS=10000 MF_HOLD=10 MF_AFTER=30 FR_SECONDS=10
 fi
 MF_OPEN=90 MF_RATE_MBIT=1000 FR_CONCURRENCY=64 FR_SIZE=1024 FLOWS_WARM_SECONDS="${FLOWS_WARM_SECONDS:-15}"
-FLOWS_TCPOPT_STREAM_WINDOW="${FLOWS_TCPOPT_STREAM_WINDOW:-64KiB}"
-FLOWS_TCPOPT_LAN="${FLOWS_TCPOPT_LAN:-{ proxy-buffer-high: 64KiB, proxy-buffer-low: 16KiB \}}"
+FLOWS_TCPOPT_STREAM_WINDOW="${FLOWS_TCPOPT_STREAM_WINDOW-}"
+FLOWS_TCPOPT_LAN="${FLOWS_TCPOPT_LAN-}"
 FLOWS_TCPOPT_FLOWS="${FLOWS_TCPOPT_FLOWS:-{ max-active: 12000, max-per-client: 12000, buffer-budget: 2560MiB \}}"
 FLOWS_TCPOPT_JAVA_OPTS="${FLOWS_TCPOPT_JAVA_OPTS:--Xmx1g -XX:MaxDirectMemorySize=4g}"
 
@@ -39,6 +43,20 @@ build_flowgen() {
     gcc -O2 -Wall -Wextra -o "$FLOWGEN.tmp" "$src"
     mv "$FLOWGEN.tmp" "$FLOWGEN"
   fi
+}
+
+# FLOWS_SNAPSHOTS=1: after each RSS sample of experiment 6, each node's heap (GC.heap_info), class
+# histogram with unreachable objects too (GC.class_histogram -all: no collection, so the next sample
+# is not disturbed) and, when its JAVA_OPTS turn Native Memory Tracking on, its native memory
+# summary go to logs/snapshot-NODE-PHASE.txt. A diagnosis aid; not part of the figures.
+flows_snapshot() { # flows_snapshot PHASE BRANCH_PID DC_PID
+  [ "${FLOWS_SNAPSHOTS:-0}" = 1 ] && [ -n "$2" ] || return 0
+  local node pid
+  for node in branch dc; do
+    pid="$2"; [ "$node" = branch ] || pid="$3"
+    { date -u; grep -E '^Vm(RSS|HWM)' "/proc/$pid/status"; jcmd "$pid" GC.heap_info; jcmd "$pid" VM.native_memory summary
+      jcmd "$pid" GC.class_histogram -all | head -45; } > "$RESULTS/logs/snapshot-$node-$1.txt" 2>&1 || true
+  done
 }
 
 rss_kb() { # resident set size of PID in KiB (0 when gone)
@@ -73,6 +91,7 @@ many_flows_run() { # many_flows_run MODE -> a row of many_flows.csv
   sleep "$MF_AFTER" # what the node keeps once a burst is over is its baseline
   local b0=0 d0=0 b1=0 d1=0 b2=0 d2=0 sockets=0
   [ -z "$branch_pid" ] || { b0="$(rss_kb "$branch_pid")"; d0="$(rss_kb "$dc_pid")"; }
+  flows_snapshot idle "$branch_pid" "$dc_pid"
   # at most MF_OPEN s to open them all (a new flow through the pair costs a few hundred µs of CPU
   # at each node; on a loaded machine 10,000 take tens of seconds)
   ip netns exec "$NS_CLIENT" timeout -k 5 $((MF_OPEN + MF_HOLD + 60)) "$FLOWGEN" hold --host "$SERVER_IP" --port "$MF_PORT" \
@@ -82,9 +101,11 @@ many_flows_run() { # many_flows_run MODE -> a row of many_flows.csv
   sleep 2
   sockets="$(ip netns exec "$NS_CLIENT" ss -Htn state established "dport = :$MF_PORT" | wc -l)"
   [ -z "$branch_pid" ] || { b1="$(rss_kb "$branch_pid")"; d1="$(rss_kb "$dc_pid")"; }
+  flows_snapshot holding "$branch_pid" "$dc_pid"
   wait "$client" || true
   sleep "$MF_AFTER"
   [ -z "$branch_pid" ] || { b2="$(rss_kb "$branch_pid")"; d2="$(rss_kb "$dc_pid")"; }
+  flows_snapshot after "$branch_pid" "$dc_pid"
   local row
   row="$("$PYTHON" - "$json" "$MF_FLOWS" "$sockets" "$b0" "$b1" "$b2" "$d0" "$d1" "$d2" <<'PY'
 import json, sys

@@ -39,6 +39,7 @@ import io.tcpopt.servicenode.trust.DestinationGuard;
 import io.tcpopt.servicenode.wire.OpenFrame;
 import io.tcpopt.servicenode.admission.Admission;
 import io.tcpopt.servicenode.admission.Admission.Claim;
+import io.tcpopt.servicenode.admission.BufferBudget;
 import io.tcpopt.servicenode.admission.Admission.Limit;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -77,7 +78,6 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
   private final LegOptions legs;
   private final Supplier<FlowDecider> decider;
   private final Admission admission;
-  private final long optimizedFlowBytes;
   private final long passThroughFlowBytes;
   private final WanSockets wanSockets;
   private final ProfileServices services;
@@ -104,7 +104,6 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
   /**
    * @param decider the current policy (it may be replaced while the node runs)
    * @param admission the node's flow limits
-   * @param optimizedFlowBytes what an optimized flow reserves from the buffer budget
    * @param passThroughFlowBytes what a pass-through flow reserves
    * @param wanSockets reads the figures (RTT, cwnd, retransmits) of the connection carrying a flow
    * @param services the server-connection pools and SSL contexts of the actions' application profiles
@@ -112,7 +111,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
    * @param destinations where streams peers open may be connected
    */
   FlowRouter(FlowTable flows, SessionRegistry sessions, SiteRoutes routes, LegOptions legs, Supplier<FlowDecider> decider, Admission admission,
-      long optimizedFlowBytes, long passThroughFlowBytes, WanSockets wanSockets, ProfileServices services, ServiceNodeConfig.ClientAddress clientAddress,
+      long passThroughFlowBytes, WanSockets wanSockets, ProfileServices services, ServiceNodeConfig.ClientAddress clientAddress,
       DestinationGuard destinations) {
     this.flows = flows;
     this.sessions = sessions;
@@ -120,7 +119,6 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     this.legs = legs;
     this.decider = decider;
     this.admission = admission;
-    this.optimizedFlowBytes = optimizedFlowBytes;
     this.passThroughFlowBytes = passThroughFlowBytes;
     this.wanSockets = wanSockets;
     this.services = services;
@@ -140,9 +138,10 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
 
   /**
    * Admission, the one place it is decided: claims the node's limits for one flow of {@code client}
-   * carried as {@code carriage}.
+   * carried as {@code carriage}; an optimized flow over {@code connection} reserves its stream's
+   * windows at their start ({@link BufferBudget#optimizedFlowBytes}), and their growth later.
    */
-  private Admitted admit(InetAddress client, Carriage carriage) {
+  private Admitted admit(InetAddress client, Carriage carriage, StreamMultiplexer connection) {
     if (closed) {
       return Admitted.refused(ResetCause.SHUTTING_DOWN, "node shutting down", false);
     }
@@ -150,7 +149,8 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
       return Admitted.refused(ResetCause.REFUSED, "node draining", true);
     }
     boolean optimized = carriage != Carriage.PASS_THROUGH;
-    Claim c = admission.admit(client, optimized ? optimizedFlowBytes : passThroughFlowBytes, optimized);
+    long bytes = optimized ? BufferBudget.optimizedFlowBytes(connection.streamStartBytes()) : passThroughFlowBytes;
+    Claim c = admission.admit(client, bytes, optimized);
     if (!c.granted()) {
       return Admitted.refused(ResetCause.REFUSED, c.reason(), carriage == Carriage.OPTIMIZED && c.limit() == Limit.BUFFER_BUDGET);
     }
@@ -211,7 +211,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
       passThrough(client, source, destination, cannot);
       return;
     }
-    Admitted admitted = admit(source.getAddress(), Carriage.OPTIMIZED);
+    Admitted admitted = admit(source.getAddress(), Carriage.OPTIMIZED, connection);
     if (!admitted.granted()) {
       if (admitted.passThrough()) {
         passThrough(client, source, destination, admitted.reason());
@@ -228,6 +228,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     int openFlags = clientAddress.requests(site) ? OpenFrame.FLAG_TRANSPARENT_SOURCE : 0;
     WanStreamUpstream stream = WanStreamUpstream.open(connection, flow.id(), source, destination, openFlags, legs.openCoalescing(),
         verdict.dataReduction());
+    stream.budget(admitted.claim()::grow);
     recordWanBytes(flow, stream);
     LegBridge.start(client.newSucceededFuture(), stream, flow.recorder(true), "client leg", tuning.idleTimeout());
   }
@@ -255,7 +256,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
 
   /** Fail-open and pass-through: the client leg joined to a direct connection to its destination, both on the client's loop. */
   private void passThrough(Channel client, InetSocketAddress source, InetSocketAddress destination, String reason) {
-    Admitted admitted = admit(source.getAddress(), Carriage.PASS_THROUGH);
+    Admitted admitted = admit(source.getAddress(), Carriage.PASS_THROUGH, null);
     if (!admitted.granted()) {
       refuse(client, source, destination, admitted.reason());
       return;
@@ -292,7 +293,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
           allowed.reason());
       return;
     }
-    Admitted admitted = admit(source.getAddress(), Carriage.FOR_PEER);
+    Admitted admitted = admit(source.getAddress(), Carriage.FOR_PEER, stream.connection());
     if (!admitted.granted()) {
       flows.open(FlowKind.REFUSED, admitted.reason(), source, destination).close("refused for peer " + stream.peerName() + ": " + admitted.reason());
       stream.reset(admitted.cause(), admitted.reason());
@@ -300,6 +301,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     }
     FlowEntry flow = flows.open(FlowKind.OPTIMIZED, "carried for peer " + stream.peerName(), source, destination);
     flow.onClose(admitted.claim()::release);
+    stream.budget(admitted.claim()::grow);
     flow.carriedBy(stream.peerName(), figures(stream.connection()));
     recordWanBytes(flow, stream);
     LegProfiles profiles = serverProfiles(source, destination);

@@ -112,13 +112,14 @@ public final class ServiceNode implements AutoCloseable {
         new DefaultChannelGroup("legs", GlobalEventExecutor.INSTANCE));
     this.wanSockets = WanSockets.shallow(WanTuning.forConfig(config.wan()));
     this.reduction = WanReduction.open(reductionSettings);
-    this.sessionSettings = new SessionSettings(config.nodeName(), config.site(), config.wan().maxFrameSize(), config.wan().streamWindow(),
-        config.wan().maxStreams(), config.wan().keepalive(), config.wan().handshakeTimeout(), reduction, config.wan().streamsPerConnection());
+    this.sessionSettings = new SessionSettings(config.nodeName(), config.site(), config.wan().maxFrameSize(), config.wan().initialStreamWindow(),
+        config.wan().maxStreams(), config.wan().keepalive(), config.wan().handshakeTimeout(), reduction, config.wan().streamsPerConnection(),
+        config.wan().streamWindow());
     this.profileServices = ProfileServices.create(legOptions, registry);
     ServiceNodeConfig.Flows limits = config.flows();
     this.admission = new Admission(limits.maxActive(), limits.maxPerClient(), limits.bufferBudget(), registry);
     this.router = new FlowRouter(flows, sessions, new SiteRoutes(config.peers()), legOptions, () -> this.decider, admission,
-        BufferBudget.optimizedFlowBytes(config.wan().streamWindow(), lan.bufferHigh()), BufferBudget.passThroughFlowBytes(lan.bufferHigh()),
+        BufferBudget.passThroughFlowBytes(lan.bufferHigh()),
         wanSockets, profileServices, config.clientAddress(), destinations);
     this.boss = NettyTransport.group(1, "tcpopt-" + config.nodeName() + "-accept");
     this.workers = NettyTransport.group(Math.max(2, Runtime.getRuntime().availableProcessors()), "tcpopt-" + config.nodeName() + "-io");

@@ -7,6 +7,7 @@ import io.tcpopt.common.tls.TlsFiles;
 import io.tcpopt.reduction.store.StoreSettings;
 import io.tcpopt.servicenode.admission.BufferBudget;
 import io.tcpopt.servicenode.admission.MemoryLimits;
+import io.tcpopt.servicenode.session.MuxStream;
 import io.tcpopt.servicenode.session.SessionSettings;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -34,6 +35,8 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
    *
    * @param handshakeTimeout how long a WAN connection may take to finish TLS + HELLO
    * @param maxPendingHandshakes accepted WAN connections that may be in TLS + HELLO at once; more are reset at once
+   * @param streamWindow what a stream's receive window may grow to ({@code stream-window})
+   * @param initialStreamWindow where it starts, announced in the HELLO ({@code initial-stream-window})
    */
   public record Wan(
       InetSocketAddress listen,
@@ -49,7 +52,8 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
       Duration openCoalescing,
       int streamsPerConnection,
       Duration handshakeTimeout,
-      int maxPendingHandshakes) {}
+      int maxPendingHandshakes,
+      int initialStreamWindow) {}
 
   /** The WAN link: sizes buffers and the default stream window, caps pacing when {@code pacing}. */
   public record Link(long bandwidthBitsPerSecond, Duration rtt, boolean pacing) {
@@ -105,6 +109,9 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
   /** The smallest buffer budget: a handful of optimized flows at the smallest window. */
   static final long MIN_BUDGET = 4L << 20;
   static final long MIN_WINDOW = 64 * 1024;
+  /** Where a stream's window starts (the HELLO's initial-stream-window) unless configured: it grows with the flow. */
+  static final long DEFAULT_INITIAL_WINDOW = 64 * 1024;
+  static final long MIN_INITIAL_WINDOW = 16 * 1024;
   /** A derived stream window never exceeds the budget's share for this many optimized flows. */
   static final int MIN_FULL_WINDOW_FLOWS = 8;
 
@@ -155,7 +162,7 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     Interception interception = interception(section.section("interception"));
     Lan lan = lan(section.section("lan"));
     Flows flows = flows(section.section("flows"), MemoryLimits.current());
-    Wan wan = wan(w, flows, lan);
+    Wan wan = wan(w, flows);
     StoreSettings dataReduction = StoreSettings.from(section.section("data-reduction")); // default 256MiB memory, no disk
     ClientAddress clientAddress = clientAddress(section.section("client-address"), interception.transparent() != null);
     List<String> serves = prefixes(section, "serves"); // default: none (peers' streams are refused)
@@ -205,11 +212,11 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
   /**
    * The stream receive window: {@code wan.stream-window} when set, else the link's bandwidth-delay
    * product (at least 1 MiB) — either way capped so that the budget holds at least {@value
-   * #MIN_FULL_WINDOW_FLOWS} optimized flows at their worst case. An explicit window too large for
+   * #MIN_FULL_WINDOW_FLOWS} optimized flows whose windows all grew to the full. An explicit window too large for
    * that is an error naming both settings.
    */
-  private static long streamWindow(ConfigTree w, Link link, Flows flows, Lan lan) {
-    long perFlowBudget = BufferBudget.optimizedShare(flows.bufferBudget()) / MIN_FULL_WINDOW_FLOWS - 2L * lan.bufferHigh();
+  private static long streamWindow(ConfigTree w, Link link, Flows flows) {
+    long perFlowBudget = BufferBudget.optimizedShare(flows.bufferBudget()) / MIN_FULL_WINDOW_FLOWS - BufferBudget.optimizedFlowBytes(MuxStream.SEND_QUEUE_LIMIT);
     if (w.has("stream-window")) {
       long window = w.bytes("stream-window", 0);
       if (window < MIN_WINDOW || window > (1L << 30)) {
@@ -218,7 +225,7 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
       if (window > perFlowBudget) {
         throw new ConfigException(w.path() + ".stream-window", MemoryLimits.mib(window) + " leaves room for fewer than " + MIN_FULL_WINDOW_FLOWS
             + " optimized flows in service-node.flows.buffer-budget " + MemoryLimits.mib(flows.bufferBudget()) + " (they may fill 75% of it, each "
-            + "its window + 2 x lan.proxy-buffer-high); lower the window or raise the budget");
+            + "its window grown to the full, its send queue and a leg read); lower the window or raise the budget");
       }
       return window;
     }
@@ -226,8 +233,8 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     return Math.max(MIN_WINDOW, Math.min(bdp, perFlowBudget));
   }
 
-  private static Wan wan(ConfigTree w, Flows flows, Lan lan) {
-    w.requireOnly("listen", "tls", "plaintext", "connections", "link", "congestion-control", "keepalive", "stream-window",
+  private static Wan wan(ConfigTree w, Flows flows) {
+    w.requireOnly("listen", "tls", "plaintext", "connections", "link", "congestion-control", "keepalive", "stream-window", "initial-stream-window",
         "max-frame-size", "max-streams", "open-coalescing", "streams-per-connection", "handshake-timeout", "max-pending-handshakes");
     InetSocketAddress listen = w.socketAddress("listen");
     boolean plaintext = w.bool("plaintext", false); // default false: mutual TLS
@@ -259,7 +266,11 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     if (keepalive.compareTo(Duration.ofMillis(100)) < 0 || keepalive.compareTo(Duration.ofMinutes(10)) > 0) {
       throw new ConfigException(w.path() + ".keepalive", "must be between 100ms and 10m");
     }
-    long window = streamWindow(w, link, flows, lan); // default max(1MiB, bandwidth x rtt), within the buffer budget
+    long window = streamWindow(w, link, flows); // default max(1MiB, bandwidth x rtt), within the buffer budget
+    long initialWindow = w.bytes("initial-stream-window", Math.min(DEFAULT_INITIAL_WINDOW, window)); // default 64KiB: windows grow from it
+    if (initialWindow < MIN_INITIAL_WINDOW || initialWindow > window) {
+      throw new ConfigException(w.path() + ".initial-stream-window", "must be between 16KiB and stream-window (" + window + "), got " + initialWindow);
+    }
     long maxFrame = w.bytes("max-frame-size", 64 * 1024); // default 64KiB
     if (maxFrame < 16 * 1024 || maxFrame > 16 * 1024 * 1024) {
       throw new ConfigException(w.path() + ".max-frame-size", "must be between 16KiB and 16MiB, got " + maxFrame);
@@ -278,7 +289,7 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     }
     int maxPending = w.integer("max-pending-handshakes", 1024, 1, 1_000_000); // default 1024
     return new Wan(listen, tls, plaintext, connections, link, cc, keepalive, (int) window, (int) maxFrame, maxStreams, coalescing,
-        streamsPerConnection, handshakeTimeout, maxPending);
+        streamsPerConnection, handshakeTimeout, maxPending, (int) initialWindow);
   }
 
   private static List<Peer> peers(ConfigTree section) {

@@ -82,10 +82,12 @@ class ServiceNodeConfigTest {
 
   @Test
   void streamWindowDerivedFromTheBufferBudget() {
-    // 16MiB budget, 12MiB for optimized flows: at least 8 flows at window + 2 x 256KiB leaves 1MiB each.
+    // 16MiB budget, 12MiB for optimized flows: at least 8 flows at their full window + a 256KiB send
+    // queue + a 64KiB leg read leaves 1.5MiB - 320KiB each.
     ServiceNodeConfig c = TestNodes.config(BASE + "  flows: { buffer-budget: 16MiB }\n", "b", "branch");
     assertEquals(16L << 20, c.flows().bufferBudget());
-    assertEquals(1 << 20, c.wan().streamWindow(), "1Gbit x 50ms would be 6.25MB: capped by the budget");
+    assertEquals((3 << 19) - 320 * 1024, c.wan().streamWindow(), "1Gbit x 50ms would be 6.25MB: capped by the budget");
+    assertEquals(64 * 1024, c.wan().initialStreamWindow(), "windows start at 64KiB and grow to the stream window");
     assertEquals(64 * 1024, TestNodes.config(BASE + "  flows: { buffer-budget: 4MiB }\n", "b", "branch").wan().streamWindow(), "never below 64KiB");
     assertEquals(io.tcpopt.servicenode.admission.MemoryLimits.current().defaultBudget(),
         TestNodes.config(BASE + "  flows: { buffer-budget: auto }\n", "b", "branch").flows().bufferBudget());
@@ -99,6 +101,7 @@ class ServiceNodeConfigTest {
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true, listn: x } }|service-node.wan.listn: unknown setting",
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true, max-frame-size: 1KiB } }|service-node.wan.max-frame-size: must be between 16KiB and 16MiB, got 1024",
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true, stream-window: lots } }|service-node.wan.stream-window: expected a size",
+      "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true, stream-window: 1MiB, initial-stream-window: 2MiB } }|service-node.wan.initial-stream-window: must be between 16KiB and stream-window (1048576), got 2097152",
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true, keepalive: 5 } }|service-node.wan.keepalive: expected a duration",
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true, link: { bandwidth: fast } } }|service-node.wan.link.bandwidth: expected a rate",
       "service-node: { wan: { listen: '127.0.0.1:0', plaintext: true, congestion-control: 'BBR!' } }|service-node.wan.congestion-control: expected a kernel congestion control name",

@@ -97,7 +97,7 @@ public final class Admission {
   }
 
   private void release(Claim c) {
-    budget.release(c.bytes, c.optimized);
+    budget.release(c.bytes(), c.optimized);
     active.decrementAndGet();
     giveBack(c.client);
   }
@@ -124,7 +124,7 @@ public final class Admission {
   public static final class Claim {
     private final Admission owner;
     private final InetAddress client;
-    private final long bytes;
+    private long bytes;
     private final boolean optimized;
     private final Limit limit;
     private final String reason;
@@ -153,8 +153,25 @@ public final class Admission {
       return reason;
     }
 
+    /**
+     * Reserves {@code more} bytes of the buffer budget for the flow (its stream's window grows);
+     * false, and nothing reserved, when they do not fit or the claim was refused or released.
+     */
+    public synchronized boolean grow(long more) {
+      if (!granted() || released.get() || !owner.budget.tryReserve(more, optimized)) {
+        return false;
+      }
+      bytes += more;
+      return true;
+    }
+
+    /** Bytes of the budget the claim holds. */
+    public synchronized long bytes() {
+      return bytes;
+    }
+
     /** Gives the slots back; idempotent, a no-op for a refused claim. */
-    public void release() {
+    public synchronized void release() {
       if (granted() && released.compareAndSet(false, true)) {
         owner.release(this);
       }

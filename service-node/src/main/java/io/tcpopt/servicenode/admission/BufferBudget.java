@@ -2,13 +2,18 @@ package io.tcpopt.servicenode.admission;
 
 /**
  * The node-wide budget for buffered flow bytes. Every admitted flow reserves the most it can make
- * the node buffer — its worst case, not its current use — and gives it back when it ends, so the
- * sum of what flows can hold never exceeds the budget, however slow their readers:
+ * the node buffer — the worst case of what it was granted, not its current use — and gives it back
+ * when it ends, so the sum of what flows can hold never exceeds the budget, however slow their
+ * readers:
  *
  * <ul>
- *   <li>an optimized flow: its stream receive window (what the peer may send before the leg takes
- *       it) plus one leg write buffer each way ({@code lan.proxy-buffer-high});
- *   <li>a pass-through flow: one leg write buffer each way.
+ *   <li>an optimized flow: its stream's receive window (what the peer may send before the leg takes
+ *       it; the bytes in the leg's write buffer are inside it, they are granted back only once the
+ *       socket took them), its send queue's bound (the peer's window for the stream, at most the
+ *       queue's limit) and one read of its leg ({@value #LEG_READ_BYTES}). Windows start small and
+ *       grow with the flow: each growth is reserved here first ({@link Admission.Claim#grow}), and a
+ *       window the budget cannot grow stays as it is;
+ *   <li>a pass-through flow: one leg write buffer each way ({@code lan.proxy-buffer-high}).
  * </ul>
  *
  * Optimized flows may fill {@value #OPTIMIZED_SHARE} of the budget; the rest is kept for
@@ -28,9 +33,15 @@ public final class BufferBudget {
     this.budget = budget;
   }
 
-  /** What an optimized flow reserves. */
-  public static long optimizedFlowBytes(int streamWindow, int bufferHigh) {
-    return (long) streamWindow + 2L * bufferHigh;
+  /** What one read of a leg may bring beyond the stream's credit (Netty's adaptive reads stop at 64 KiB). */
+  public static final int LEG_READ_BYTES = 64 * 1024;
+
+  /**
+   * What an optimized flow reserves when admitted: its stream's windows at their start
+   * (receive window and send queue bound), and one leg read.
+   */
+  public static long optimizedFlowBytes(long streamStartBytes) {
+    return streamStartBytes + LEG_READ_BYTES;
   }
 
   /** What a pass-through flow reserves. */

@@ -13,7 +13,10 @@ import io.tcpopt.servicenode.wire.WireCodes;
 /**
  * One flow carried over a WAN connection, with its credit both ways. The sender may have at most
  * {@link #sendWindow()} bytes unacknowledged; received bytes are granted back (WINDOW_UPDATE) only
- * once written to the local TCP leg ({@link #consumed}), batched at a quarter window.
+ * once written to the local TCP leg ({@link #consumed}), batched at a quarter window. The receive
+ * window starts small and grows with the flow ({@link ReceiveWindow}); what it grows by, and what
+ * the send queue may hold as the peer's window grows, is reserved from the stream's
+ * {@link StreamBudget} first.
  *
  * <p>Lifecycle: the END_STREAM in each direction is not the end of the stream. The receiver keeps
  * granting after it and grants the last bytes as soon as all are written to its leg: that grant is
@@ -30,14 +33,18 @@ import io.tcpopt.servicenode.wire.WireCodes;
  */
 public final class MuxStream {
   /** Bytes a stream may hold waiting for the scheduler; its credit is 0 beyond. */
-  static final int SEND_QUEUE_LIMIT = 256 * 1024;
+  public static final int SEND_QUEUE_LIMIT = 256 * 1024;
 
   private final StreamMultiplexer mux;
   private final int id;
   private StreamHandler handler;
   private long sendWindow;
-  private int receiveCredit;
-  private int unacknowledged;
+  /** The peer's window for this stream: its initial window plus every GROW it granted. */
+  private long peerWindow;
+  /** What the send queue may hold: reserved from the budget, grows with the peer's window up to {@link #SEND_QUEUE_LIMIT}. */
+  private long sendQueueLimit;
+  private final ReceiveWindow receive;
+  private StreamBudget budget = StreamBudget.UNLIMITED;
   private boolean sentEnd;
   private boolean receivedEnd;
   /** The peer acknowledged every byte sent before this side's END_STREAM, and the handler was told. */
@@ -61,7 +68,24 @@ public final class MuxStream {
     this.mux = mux;
     this.id = id;
     this.sendWindow = sendWindow;
-    this.receiveCredit = receiveCredit;
+    this.peerWindow = mux.peerInitialWindow();
+    this.sendQueueLimit = sendQueueBound(peerWindow);
+    this.receive = new ReceiveWindow(mux.localWindow(), mux.maxLocalWindow(), receiveCredit, mux.channel().eventLoop().ticker());
+  }
+
+  /** What the send queue of a stream may hold while the peer's window is {@code peerWindow}. */
+  static long sendQueueBound(long peerWindow) {
+    return Math.min(SEND_QUEUE_LIMIT, peerWindow);
+  }
+
+  /** Where the stream reserves what its windows grow by (the flow's admission claim). */
+  void budget(StreamBudget budget) {
+    this.budget = budget;
+  }
+
+  /** The current receive window (what the peer may have unacknowledged). */
+  int receiveWindow() {
+    return receive.size();
   }
 
   int id() {
@@ -91,7 +115,7 @@ public final class MuxStream {
 
   /** Bytes that may be written now: the send window, bounded by the room in the send queue. */
   long sendCredit() {
-    return removed || sentEnd ? 0 : Math.max(0, Math.min(sendWindow, SEND_QUEUE_LIMIT - pendingBytes));
+    return removed || sentEnd ? 0 : Math.max(0, Math.min(sendWindow, sendQueueLimit - pendingBytes));
   }
 
   /**
@@ -112,7 +136,7 @@ public final class MuxStream {
       }
       pending.add(data);
       pendingBytes += n;
-      full = pendingBytes >= SEND_QUEUE_LIMIT || full;
+      full = pendingBytes >= sendQueueLimit || full;
     } else {
       data.release();
     }
@@ -149,7 +173,7 @@ public final class MuxStream {
 
   /** True once, when the queue was full and has drained to half: the handler may write again. */
   boolean sendRoomAgain() {
-    if (full && pendingBytes <= SEND_QUEUE_LIMIT / 2) {
+    if (full && pendingBytes <= sendQueueLimit / 2) {
       full = false;
       return !removed;
     }
@@ -196,7 +220,7 @@ public final class MuxStream {
     }
     pending.add(segment);
     pendingBytes += segment.readableBytes();
-    full = pendingBytes >= SEND_QUEUE_LIMIT || full;
+    full = pendingBytes >= sendQueueLimit || full;
     mux.schedule(this);
   }
 
@@ -207,30 +231,29 @@ public final class MuxStream {
   /**
    * {@code bytes} received on this stream were written to the local leg: grant them back, batched,
    * except after the peer's END_STREAM once everything received is written (the delivery
-   * acknowledgement).
+   * acknowledgement). A grant may come with the window's growth (a second WINDOW_UPDATE, flag
+   * GROW), never after the peer's END_STREAM.
    */
   void consumed(int bytes) {
     if (removed) {
       return;
     }
-    unacknowledged += bytes;
-    if (unacknowledged >= Math.max(1, mux.localWindow() / 4) || (receivedEnd && unacknowledged > 0 && allReceivedWritten())) {
-      receiveCredit += unacknowledged;
-      mux.write(new WindowUpdateFrame(id, unacknowledged));
+    receive.written(bytes);
+    if (receive.grantDue() || (receivedEnd && receive.unacknowledged() > 0 && receive.allWritten())) {
+      mux.write(new WindowUpdateFrame(id, receive.takeGrant()));
+      int growth = receivedEnd ? 0 : receive.growth(mux.rttNanos());
+      if (growth > 0 && budget.reserve(growth)) {
+        receive.grow(growth);
+        mux.write(new WindowUpdateFrame(id, growth, true));
+      }
       mux.flush();
-      unacknowledged = 0;
     }
     removeIfDone();
   }
 
-  /** Every byte received so far was written to the local leg. */
-  private boolean allReceivedWritten() {
-    return receiveCredit + unacknowledged == mux.localWindow();
-  }
-
   /** Every byte sent so far was written to the peer's leg: its grants brought the window back. */
   private boolean allSentAcknowledged() {
-    return sendWindow == mux.peerInitialWindow();
+    return sendWindow == peerWindow;
   }
 
   /** Tells the handler, once, that everything before this side's END_STREAM reached the peer's leg. */
@@ -256,12 +279,11 @@ public final class MuxStream {
 
   void onData(DataFrame frame) {
     long n = frame.creditLength();
-    if (n > receiveCredit) {
+    if (!receive.receive(n)) {
       frame.release();
-      mux.connectionError(WireCodes.GOAWAY_FLOW_CONTROL, "stream " + id + " sent " + n + " bytes beyond its window (" + receiveCredit + " left)");
+      mux.connectionError(WireCodes.GOAWAY_FLOW_CONTROL, "stream " + id + " sent " + n + " bytes beyond its window (" + receive.credit() + " left)");
       return;
     }
-    receiveCredit -= (int) n;
     if (receivedEnd) {
       frame.release();
       reset(WireCodes.PROTOCOL_ERROR, "DATA after END_STREAM");
@@ -275,13 +297,21 @@ public final class MuxStream {
     }
   }
 
-  void onWindowUpdate(int increment) {
+  /** Credit from the peer: an acknowledgement of bytes it wrote to its leg, or ({@code grow}) its window's growth. */
+  void onWindowUpdate(int increment, boolean grow) {
     sendWindow += increment;
     if (sendWindow > Integer.MAX_VALUE) {
       mux.connectionError(WireCodes.GOAWAY_FLOW_CONTROL, "stream " + id + " window above 2^31-1");
       return;
     }
-    handler.onWindowUpdate(increment);
+    if (grow) {
+      peerWindow += increment;
+      long bound = sendQueueBound(peerWindow);
+      if (bound > sendQueueLimit && budget.reserve(bound - sendQueueLimit)) {
+        sendQueueLimit = bound;
+      }
+    }
+    handler.onWindowUpdate(grow ? 0 : increment); // data reduction counts acknowledged bytes only
     endDeliveredIfAcknowledged();
   }
 
@@ -316,7 +346,7 @@ public final class MuxStream {
    * every byte before it, and the peer's END arrived and every byte before it was written and granted.
    */
   private void removeIfDone() {
-    if (endDelivered && receivedEnd && unacknowledged == 0 && allReceivedWritten() && !removed) {
+    if (endDelivered && receivedEnd && receive.unacknowledged() == 0 && receive.allWritten() && !removed) {
       removed = true;
       mux.remove(this);
     }

@@ -6,7 +6,7 @@ import java.time.Duration;
  * What this node announces in its HELLO and how it keeps connections alive.
  *
  * @param maxFrameSize largest payload this node accepts (16 KiB .. 16 MiB)
- * @param initialStreamWindow credit granted to each stream the peer sends on
+ * @param initialStreamWindow credit granted to each stream the peer sends on, at its start (the HELLO's)
  * @param maxStreams concurrent streams the peer may open on one connection
  * @param keepalive PING interval; a connection with 3 unanswered PINGs is dead
  * @param handshakeTimeout how long a new connection may take to deliver its HELLO
@@ -14,10 +14,12 @@ import java.time.Duration;
  * @param streamsPerConnection streams this node opens on one connection before it retires it
  *     (GOAWAY NO_ERROR, replaced by a new one): keeps the 2^30 stream ids of a side from running out
  *     (default {@value #DEFAULT_STREAMS_PER_CONNECTION}; 0 means the default)
+ * @param maxStreamWindow what a stream's window may grow to ({@link ReceiveWindow}): at least the
+ *     initial window; equal to it, the window never grows
  */
 public record SessionSettings(
     String name, String site, int maxFrameSize, int initialStreamWindow, int maxStreams, Duration keepalive, Duration handshakeTimeout,
-    ReductionLink reduction, int streamsPerConnection) {
+    ReductionLink reduction, int streamsPerConnection, int maxStreamWindow) {
   /** Below the 2^30 ids of a side, leaving room for the flows that picked the connection before it retired. */
   public static final int DEFAULT_STREAMS_PER_CONNECTION = 1_000_000_000;
 
@@ -29,6 +31,16 @@ public record SessionSettings(
     if (streamsPerConnection < 0 || streamsPerConnection > DEFAULT_STREAMS_PER_CONNECTION) {
       throw new IllegalArgumentException("streamsPerConnection " + streamsPerConnection + " outside 1.." + DEFAULT_STREAMS_PER_CONNECTION);
     }
+    if (maxStreamWindow < initialStreamWindow) {
+      throw new IllegalArgumentException("maxStreamWindow " + maxStreamWindow + " below initialStreamWindow " + initialStreamWindow);
+    }
+  }
+
+  /** Settings whose stream windows start at {@code initialStreamWindow} and never grow. */
+  public SessionSettings(
+      String name, String site, int maxFrameSize, int initialStreamWindow, int maxStreams, Duration keepalive, Duration handshakeTimeout,
+      ReductionLink reduction, int streamsPerConnection) {
+    this(name, site, maxFrameSize, initialStreamWindow, maxStreams, keepalive, handshakeTimeout, reduction, streamsPerConnection, initialStreamWindow);
   }
 
   /** Settings with the default streams per connection. */

@@ -171,6 +171,21 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     return local.initialStreamWindow();
   }
 
+  /** What a stream's receive window may grow to. */
+  int maxLocalWindow() {
+    return local.maxStreamWindow();
+  }
+
+  /**
+   * What a new stream on this connection may make this node hold at its start, before its windows
+   * grow: its receive window and its send queue's bound (the peer's initial window, at most
+   * {@link MuxStream#SEND_QUEUE_LIMIT}). 0 before the HELLO.
+   */
+  public long streamStartBytes() {
+    HelloFrame p = peer;
+    return p == null ? 0 : (long) local.initialStreamWindow() + MuxStream.sendQueueBound(p.initialStreamWindow());
+  }
+
   /** The send window of a stream this side opens, before the OPEN; 0 before the HELLO. */
   int peerInitialWindow() {
     HelloFrame p = peer;
@@ -424,7 +439,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
       WindowUpdateFrame w = (WindowUpdateFrame) msg;
       MuxStream s = stream(w.streamId(), "WINDOW_UPDATE");
       if (s != null) {
-        s.onWindowUpdate(w.increment());
+        s.onWindowUpdate(w.increment(), w.grow());
       }
     } else if (msg instanceof RstStreamFrame) {
       RstStreamFrame r = (RstStreamFrame) msg;

@@ -63,6 +63,8 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
   private boolean endDelivered;
   /** This side's end: succeeds once the peer wrote every byte before it to its leg; null before {@link #end}. */
   private Promise<Void> endDone;
+  /** Where the stream reserves its windows' growth; handed to the stream once it exists. */
+  private StreamBudget budget = StreamBudget.UNLIMITED;
   private volatile long wanBytesSent;
   private volatile long wanBytesReceived;
 
@@ -144,6 +146,17 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
   private void startReduction(PeerReduction peer, DataReduction mode) {
     reduction = new StreamReduction(peer, mode, stream.maxSegmentPayload(), this::decoderWakeup);
     stream.encodeSegments();
+  }
+
+  /**
+   * Where the stream reserves what its windows grow by (the flow's admission claim). Set before
+   * {@link #start}, on the connection's event loop or before the upstream is shared.
+   */
+  public void budget(StreamBudget budget) {
+    this.budget = budget;
+    if (stream != null) {
+      stream.budget(budget);
+    }
   }
 
   /** Why this accepted stream cannot be served (reset it with PROTOCOL_ERROR), or null. */
@@ -262,6 +275,7 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
       return false;
     }
     stream = s;
+    s.budget(budget);
     wanBytesSent += first.readableBytes();
     if (peer != null) {
       startReduction(peer, o.dataReduction);

@@ -80,7 +80,8 @@ final class FrameDecoder extends ByteToMessageDecoder {
     if (connectionLevel != (streamId == 0)) {
       throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, FrameType.name(type) + " on stream " + streamId);
     }
-    int allowedFlags = type == FrameType.DATA ? FrameType.FLAG_END_STREAM | FrameType.FLAG_ENCODED : type == FrameType.PING ? FrameType.FLAG_ACK : 0;
+    int allowedFlags = type == FrameType.DATA ? FrameType.FLAG_END_STREAM | FrameType.FLAG_ENCODED
+        : type == FrameType.PING ? FrameType.FLAG_ACK : type == FrameType.WINDOW_UPDATE ? FrameType.FLAG_GROW : 0;
     if ((flags & ~allowedFlags) != 0) {
       throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, FrameType.name(type) + " with unknown flags 0x" + Integer.toHexString(flags));
     }
@@ -129,7 +130,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
         if (increment > Integer.MAX_VALUE) {
           throw error(WireCodes.GOAWAY_FLOW_CONTROL, "WINDOW_UPDATE above 2^31-1 on stream " + streamId);
         }
-        return new WindowUpdateFrame(streamId, (int) increment);
+        return new WindowUpdateFrame(streamId, (int) increment, (flags & FrameType.FLAG_GROW) != 0);
       }
       case FrameType.RST_STREAM: {
         ByteBuf p = in.readSlice(length);

@@ -64,8 +64,10 @@ final class FrameEncoder extends MessageToMessageEncoder<Frame> {
         buf.writeLong(h.cacheEpoch()).writeLong(h.cacheCapacity());
       }
     } else if (frame instanceof WindowUpdateFrame) {
+      WindowUpdateFrame w = (WindowUpdateFrame) frame;
       type = FrameType.WINDOW_UPDATE;
-      buf.writeInt(((WindowUpdateFrame) frame).increment());
+      flags = w.grow() ? FrameType.FLAG_GROW : 0;
+      buf.writeInt(w.increment());
     } else if (frame instanceof RstStreamFrame) {
       RstStreamFrame r = (RstStreamFrame) frame;
       type = FrameType.RST_STREAM;

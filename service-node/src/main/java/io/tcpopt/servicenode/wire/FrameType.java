@@ -18,6 +18,11 @@ public final class FrameType {
   public static final int FLAG_ENCODED = 0x2;
   /** PING flag: this PING is the echo of one received. */
   public static final int FLAG_ACK = 0x1;
+  /**
+   * WINDOW_UPDATE flag: the increment enlarges the stream's window (the receiver's auto-tuning); it
+   * acknowledges no bytes, so the sender adds it to the window it counts delivery against.
+   */
+  public static final int FLAG_GROW = 0x1;
 
   /** Frame header length: length u32, type u8, flags u8, reserved u16, stream-id u32. */
   public static final int HEADER_LENGTH = 12;

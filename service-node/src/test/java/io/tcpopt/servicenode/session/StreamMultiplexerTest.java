@@ -35,14 +35,21 @@ class StreamMultiplexerTest {
   private static final InetSocketAddress DST = new InetSocketAddress("198.19.1.2", 80);
 
   private EmbeddedChannel ch;
-  private final EmbeddedChannel peerDecoder = new EmbeddedChannel(new FrameCodec(1 << 20));
+  private EmbeddedChannel peerDecoder;
   private final List<String> events = new ArrayList<>();
   private final List<MuxStream> accepted = new ArrayList<>();
   private final List<String> sessions = new ArrayList<>();
 
   @BeforeEach
   void start() {
-    SessionSettings settings = new SessionSettings("dc-1", "dc", WINDOW, WINDOW, 2, Duration.ofSeconds(5), Duration.ofSeconds(10));
+    startWith(WINDOW);
+  }
+
+  /** Starts the multiplexer with stream windows of {@link #WINDOW} that may grow to {@code maxWindow}. */
+  private void startWith(int maxWindow) {
+    peerDecoder = new EmbeddedChannel(new FrameCodec(1 << 20));
+    SessionSettings settings = new SessionSettings("dc-1", "dc", WINDOW, WINDOW, 2, Duration.ofSeconds(5), Duration.ofSeconds(10),
+        ReductionLink.NONE, 0, maxWindow);
     StreamAcceptor acceptor = (stream, open) -> {
       int first = open.content().readableBytes();
       open.release();
@@ -99,6 +106,16 @@ class StreamMultiplexerTest {
     drainSent();
     assertFalse(ch.finishAndReleaseAll());
     assertFalse(peerDecoder.finishAndReleaseAll());
+  }
+
+  /** A fresh multiplexer whose stream windows grow up to {@code maxWindow}. */
+  private void restartGrowing(int maxWindow) {
+    stop();
+    events.clear();
+    accepted.clear();
+    sessions.clear();
+    startWith(maxWindow);
+    ch.freezeTime(); // the growth interval is measured on the loop's clock: only advanceTimeBy moves it
   }
 
   private void feed(Frame... frames) {
@@ -251,6 +268,75 @@ class StreamMultiplexerTest {
     assertEquals(0, s.connection().activeStreams());
     feed(data(1, 1, false));
     assertTrue(ch.isOpen(), "late DATA for a finished stream is ignored");
+  }
+
+  @Test
+  void aWindowTheLegEmptiedWithinTheIntervalDoubles() {
+    restartGrowing(4 * WINDOW);
+    feed(open(1, 0));
+    MuxStream s = accepted.get(0);
+    List<Long> reserved = new ArrayList<>();
+    s.budget(bytes -> reserved.add(bytes));
+    feed(data(1, WINDOW, false));
+    s.consumed(WINDOW);
+    assertEquals(List.of(new WindowUpdateFrame(1, WINDOW), new WindowUpdateFrame(1, WINDOW, true)), sent(),
+        "the acknowledgement, then the growth with the GROW flag");
+    assertEquals(List.of((long) WINDOW), reserved, "the growth was reserved first");
+    assertEquals(2 * WINDOW, s.receiveWindow());
+    feed(data(1, WINDOW, false), data(1, WINDOW, false));
+    assertTrue(ch.isOpen(), "the peer may fill the grown window");
+    s.consumed(2 * WINDOW);
+    assertEquals(List.of(new WindowUpdateFrame(1, 2 * WINDOW), new WindowUpdateFrame(1, 2 * WINDOW, true)), sent());
+    feed(data(1, WINDOW, false));
+    s.consumed(WINDOW);
+    assertEquals(List.of(new WindowUpdateFrame(1, WINDOW)), sent(), "at the maximum (4 windows) it grows no more");
+    assertEquals(4 * WINDOW, s.receiveWindow());
+  }
+
+  @Test
+  void aWindowTheLegEmptiedSlowlyStaysSmall() {
+    restartGrowing(4 * WINDOW);
+    feed(open(1, 0));
+    MuxStream s = accepted.get(0);
+    feed(data(1, WINDOW / 2, false));
+    s.consumed(WINDOW / 2);
+    ch.advanceTimeBy(ReceiveWindow.MIN_GROWTH_INTERVAL_MILLIS + 1, TimeUnit.MILLISECONDS); // no PING answered: the interval is its floor
+    feed(data(1, WINDOW / 2, false));
+    s.consumed(WINDOW / 2);
+    assertEquals(List.of(new WindowUpdateFrame(1, WINDOW / 2), new WindowUpdateFrame(1, WINDOW / 2)), sent(),
+        "a window's worth took longer than the interval: acknowledgements only");
+    assertEquals(WINDOW, s.receiveWindow());
+    feed(data(1, WINDOW, true));
+    s.consumed(WINDOW);
+    assertEquals(List.of(new WindowUpdateFrame(1, WINDOW)), sent(), "no growth after the peer's END_STREAM");
+  }
+
+  @Test
+  void aWindowTheBudgetCannotHoldStaysAsItIs() {
+    restartGrowing(4 * WINDOW);
+    feed(open(1, 0));
+    MuxStream s = accepted.get(0);
+    s.budget(bytes -> false);
+    feed(data(1, WINDOW, false));
+    s.consumed(WINDOW);
+    assertEquals(List.of(new WindowUpdateFrame(1, WINDOW)), sent());
+    assertEquals(WINDOW, s.receiveWindow());
+    feed(data(1, WINDOW, false), data(1, 1, false));
+    assertEquals(WireCodes.GOAWAY_FLOW_CONTROL, goAway().code(), "beyond the window that did not grow");
+  }
+
+  @Test
+  void growthCreditIsNoDeliveryAcknowledgement() {
+    feed(open(1, 0));
+    MuxStream s = accepted.get(0);
+    s.writeData(Unpooled.wrappedBuffer(new byte[3]), true);
+    s.flush();
+    drainSent();
+    feed(new WindowUpdateFrame(1, WINDOW, true));
+    assertFalse(events.contains("delivered 1"), "the peer grew its window: the 3 bytes are not acknowledged by that");
+    assertEquals(WINDOW + WINDOW - 3, s.sendWindow());
+    feed(new WindowUpdateFrame(1, 3));
+    assertTrue(events.contains("delivered 1"), events.toString());
   }
 
   @Test

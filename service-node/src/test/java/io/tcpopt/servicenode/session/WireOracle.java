@@ -195,7 +195,7 @@ public final class WireOracle {
     if (connectionLevel != (rawId == 0)) {
       return fail(GOAWAY_PROTOCOL_ERROR);
     }
-    int allowed = type == 2 ? 0x3 : type == 5 ? 0x1 : 0;
+    int allowed = type == 2 ? 0x3 : type == 5 || type == 3 ? 0x1 : 0;
     if ((flags & ~allowed) != 0) {
       return fail(GOAWAY_PROTOCOL_ERROR);
     }

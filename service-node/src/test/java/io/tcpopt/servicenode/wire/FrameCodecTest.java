@@ -57,6 +57,7 @@ class FrameCodecTest {
         new OpenFrame(1, 77L, src, dst, 0, Unpooled.copiedBuffer("GET /", StandardCharsets.US_ASCII)),
         new DataFrame(1, Unpooled.copiedBuffer("abc", StandardCharsets.US_ASCII), true),
         new WindowUpdateFrame(1, 65536),
+        new WindowUpdateFrame(1, 131072, true),
         new RstStreamFrame(3, WireCodes.CONNECT_REFUSED, "refused"),
         new PingFrame(42L, true),
         new GoAwayFrame(7, WireCodes.GOAWAY_SHUTTING_DOWN, "bye"));
@@ -78,6 +79,7 @@ class FrameCodecTest {
     assertEquals("abc", data.content().toString(StandardCharsets.US_ASCII));
     data.release();
     assertEquals(new WindowUpdateFrame(1, 65536), ch.readInbound());
+    assertEquals(new WindowUpdateFrame(1, 131072, true), ch.readInbound(), "the GROW flag survives the round trip");
     assertEquals(new RstStreamFrame(3, WireCodes.CONNECT_REFUSED, "refused"), ch.readInbound());
     assertEquals(new PingFrame(42L, true), ch.readInbound());
     assertEquals(new GoAwayFrame(7, WireCodes.GOAWAY_SHUTTING_DOWN, "bye"), ch.readInbound());

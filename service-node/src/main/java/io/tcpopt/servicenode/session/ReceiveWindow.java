@@ -1,0 +1,122 @@
+package io.tcpopt.servicenode.session;
+
+import io.netty.util.concurrent.Ticker;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The receive side of one stream's flow control: the window the peer may fill, the credit it has
+ * left, the bytes written to the local leg and not yet granted back, and the window's auto-tuning.
+ *
+ * <p>A window starts at the HELLO's {@code initial-stream-window} and grows with the flow, like
+ * HTTP/2 and QUIC receivers do: when the leg took a whole window's worth of bytes within
+ * {@link #growthInterval two round trips} of the WAN connection (at least {@value
+ * #MIN_GROWTH_INTERVAL_MILLIS} ms), the window was what held the sender back, and it doubles, up to
+ * the configured maximum and only as far as the stream's {@link StreamBudget} lets it. A flow whose
+ * leg reads slowly, or whose sender has little to send, never fills a window that fast and keeps
+ * its small one: an idle flow costs its initial window, a bulk flow reaches the full window within
+ * a few round trips. The growth goes to the peer as a WINDOW_UPDATE with the GROW flag (it
+ * acknowledges no bytes; docs/wire-format.md, section 7).
+ *
+ * <p>Confined to the connection's event loop.
+ */
+final class ReceiveWindow {
+  /** The growth interval's floor: a loopback or LAN round trip is shorter than one scheduling delay. */
+  static final long MIN_GROWTH_INTERVAL_MILLIS = 20;
+
+  private final int max;
+  private final Ticker ticker;
+  private int size;
+  private int credit;
+  private int unacknowledged;
+  /** When the leg took the first byte of the current measurement, and how many it took since. */
+  private long epochStartNanos;
+  private long epochBytes;
+
+  /**
+   * A window of {@code size} bytes (growing up to {@code max}), of which {@code credit} are left to
+   * the peer; {@code ticker}: the event loop's clock.
+   */
+  ReceiveWindow(int size, int max, int credit, Ticker ticker) {
+    this.ticker = ticker;
+    this.size = size;
+    this.max = Math.max(size, max);
+    this.credit = credit;
+  }
+
+  int size() {
+    return size;
+  }
+
+  int credit() {
+    return credit;
+  }
+
+  /** Takes {@code n} received bytes from the credit; false (nothing taken) when they are beyond it. */
+  boolean receive(long n) {
+    if (n > credit) {
+      return false;
+    }
+    credit -= (int) n;
+    return true;
+  }
+
+  /** {@code n} bytes were written to the local leg: they are granted back with the next grant. */
+  void written(int n) {
+    unacknowledged += n;
+    if (size < max && n > 0) {
+      if (epochBytes == 0) {
+        epochStartNanos = ticker.nanoTime();
+      }
+      epochBytes += n;
+    }
+  }
+
+  /** Bytes written and not granted yet. */
+  int unacknowledged() {
+    return unacknowledged;
+  }
+
+  /** Whether enough was written to grant it now (a quarter of the window, batched). */
+  boolean grantDue() {
+    return unacknowledged >= Math.max(1, size / 4);
+  }
+
+  /** Every byte received so far was written to the leg (written ones may wait for their grant). */
+  boolean allWritten() {
+    return credit + unacknowledged == size;
+  }
+
+  /** Grants back everything written: returns the increment of the acknowledging WINDOW_UPDATE. */
+  int takeGrant() {
+    int n = unacknowledged;
+    credit += n;
+    unacknowledged = 0;
+    return n;
+  }
+
+  /**
+   * How much the window should grow now (0 for not), judged once a whole window was written since
+   * the last judgement: the window doubles when that took at most the growth interval.
+   *
+   * @param rttNanos the WAN connection's round trip, or negative when not known yet
+   */
+  int growth(long rttNanos) {
+    if (size >= max || epochBytes < size) {
+      return 0;
+    }
+    boolean fast = ticker.nanoTime() - epochStartNanos <= growthInterval(rttNanos);
+    epochBytes = 0;
+    return fast ? (int) Math.min(size, (long) max - size) : 0;
+  }
+
+  /** Two round trips, at least {@value #MIN_GROWTH_INTERVAL_MILLIS} ms. */
+  static long growthInterval(long rttNanos) {
+    return Math.max(TimeUnit.MILLISECONDS.toNanos(MIN_GROWTH_INTERVAL_MILLIS), 2 * Math.max(0, rttNanos));
+  }
+
+  /** The window grew by {@code bytes} (reserved and about to be granted with the GROW flag). */
+  void grow(int bytes) {
+    size += bytes;
+    credit += bytes;
+  }
+}

@@ -8,7 +8,12 @@ final class Bytes {
   private int length;
 
   Bytes(int capacity) {
-    buf = new byte[Math.max(16, capacity)];
+    this(capacity, false);
+  }
+
+  /** {@code exact}: the array is {@code capacity} bytes, for a message whose length is known. */
+  Bytes(int capacity, boolean exact) {
+    buf = new byte[exact ? capacity : Math.max(16, capacity)];
   }
 
   int length() {

@@ -268,7 +268,8 @@ public final class StreamDecoder {
     if (s.length - at != encodedLength) {
       throw bad((s.length - at) + " bytes after the ops, the header says " + encodedLength);
     }
-    byte[] literal = literalBlock(s, at, encodedLength, rawLength, codec, prefixed);
+    // An uncompressed literal block is read where it lies in the segment, not copied out first.
+    byte[] literal = codec == SegmentFormat.CODEC_NONE ? s : literalBlock(s, at, encodedLength, rawLength, codec, prefixed);
     if (rawLength > 0) {
       zstdPrefix = codec == SegmentFormat.CODEC_ZSTD
           ? Arrays.copyOfRange(literal, Math.max(0, rawLength - SegmentFormat.MAX_PREFIX), rawLength)
@@ -277,7 +278,7 @@ public final class StreamDecoder {
     // Pass 2: run the ops.
     byte[] out = new byte[decodedLength];
     int outAt = 0;
-    int literalAt = 0;
+    int literalAt = codec == SegmentFormat.CODEC_NONE ? at : 0;
     List<Hole> holes = new ArrayList<>(0);
     ChunkStore store = peer.store();
     long ownEpoch = store.epoch();
@@ -383,11 +384,10 @@ public final class StreamDecoder {
     openLength += n;
   }
 
+  /** The decompressed literal block of a compressed segment. */
   private byte[] literalBlock(byte[] s, int at, int encodedLength, int rawLength, int codec, boolean prefixed) {
     try {
       switch (codec) {
-        case SegmentFormat.CODEC_NONE:
-          return Arrays.copyOfRange(s, at, at + rawLength);
         case SegmentFormat.CODEC_LZ4:
           return Codecs.lz4Decompress(s, at, encodedLength, rawLength);
         default:

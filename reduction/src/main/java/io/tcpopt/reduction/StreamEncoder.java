@@ -64,14 +64,21 @@ public final class StreamEncoder {
   private int lastLiteralOp = -1;
   private long segmentReferenceEpoch;
   private byte[] zstdPrefix;
+  private byte[] compressed;
 
   private final ArrayDeque<byte[]> ready = new ArrayDeque<>();
   private long written;
   private long acknowledged;
-  /** Chunks this stream sent as literals, not yet acknowledged: end offset and fingerprint. */
-  private final ArrayDeque<Object[]> pending = new ArrayDeque<>();
-  /** Chunks this stream sent as references, not yet acknowledged: end offset, fingerprint, bytes. */
-  private final ArrayDeque<Object[]> references = new ArrayDeque<>();
+  /** Chunks this stream sent as literals, not yet acknowledged. */
+  private final ArrayDeque<Literal> pending = new ArrayDeque<>();
+  /** Chunks this stream sent as references, not yet acknowledged. */
+  private final ArrayDeque<Reference> references = new ArrayDeque<>();
+
+  /** A chunk sent as literal bytes, ending at stream offset {@code end}. */
+  private record Literal(long end, Fingerprint fingerprint) {}
+
+  /** A chunk sent as a reference, ending at stream offset {@code end}; its bytes kept to answer a NACK. */
+  private record Reference(long end, Fingerprint fingerprint, byte[] data, int crc) {}
   private boolean finished;
   private boolean closed;
 
@@ -156,13 +163,12 @@ public final class StreamEncoder {
    */
   public void acknowledged(long increment) {
     acknowledged += increment;
-    while (!pending.isEmpty() && (long) pending.peek()[0] <= acknowledged) {
-      peer.confirm((Fingerprint) pending.poll()[1], this);
+    while (!pending.isEmpty() && pending.peek().end() <= acknowledged) {
+      peer.confirm(pending.poll().fingerprint(), this);
     }
-    while (!references.isEmpty() && (long) references.peek()[0] <= acknowledged) {
-      Object[] r = references.poll();
-      byte[] data = (byte[]) r[2];
-      peer.release((Fingerprint) r[1], data.length, (int) r[3]);
+    while (!references.isEmpty() && references.peek().end() <= acknowledged) {
+      Reference r = references.poll();
+      peer.release(r.fingerprint(), r.data().length, r.crc());
     }
   }
 
@@ -177,19 +183,19 @@ public final class StreamEncoder {
       return;
     }
     closed = true;
-    for (Object[] p : pending) {
+    for (Literal p : pending) {
       if (clean) {
-        peer.confirm((Fingerprint) p[1], this);
+        peer.confirm(p.fingerprint(), this);
       } else {
-        peer.abandon((Fingerprint) p[1], this);
+        peer.abandon(p.fingerprint(), this);
       }
     }
     pending.clear();
-    for (Object[] r : references) {
+    for (Reference r : references) {
       if (clean) {
-        peer.linger((Fingerprint) r[1], ((byte[]) r[2]).length, (int) r[3]); // the peer may still decode the tail
+        peer.linger(r.fingerprint(), r.data().length, r.crc()); // the peer may still decode the tail
       } else {
-        peer.release((Fingerprint) r[1], ((byte[]) r[2]).length, (int) r[3]);
+        peer.release(r.fingerprint(), r.data().length, r.crc());
       }
     }
     references.clear();
@@ -217,7 +223,7 @@ public final class StreamEncoder {
     if (epoch != 0) {
       addReference(f, length, crc, length - openSent, epoch);
       peer.retain(f, data, crc);
-      references.add(new Object[] {end, f, data, crc});
+      references.add(new Reference(end, f, data, crc));
       stats.referencesOut.increment();
       stats.referencedBytesOut.add(length - openSent);
     } else {
@@ -226,7 +232,7 @@ public final class StreamEncoder {
       }
       addChunkOp();
       peer.sentLiteral(f, length, crc, this);
-      pending.add(new Object[] {end, f});
+      pending.add(new Literal(end, f));
       stats.chunksOut.increment();
     }
     openLength = 0;
@@ -308,11 +314,11 @@ public final class StreamEncoder {
     if (mode.compression() != Compression.NONE && guard.shouldTry(literal.array(), 0, rawLength)) {
       int budget = rawLength - 1;
       if (mode.compression() == Compression.LZ4) {
-        encoded = new byte[Codecs.lz4Bound(rawLength)];
+        encoded = compressionBuffer(Codecs.lz4Bound(rawLength));
         encodedLength = Codecs.lz4Compress(literal.array(), 0, rawLength, encoded, 0, encoded.length);
         codec = SegmentFormat.CODEC_LZ4;
       } else {
-        encoded = new byte[Codecs.zstdBound(rawLength)];
+        encoded = compressionBuffer(Codecs.zstdBound(rawLength));
         encodedLength = Codecs.zstdCompress(literal.array(), 0, rawLength, zstdPrefix, encoded, 0, encoded.length);
         codec = SegmentFormat.CODEC_ZSTD;
         prefixed = zstdPrefix != null;
@@ -334,7 +340,8 @@ public final class StreamEncoder {
     boolean dedup = chunker != null;
     int flags = (dedup ? SegmentFormat.FLAG_DEDUP : 0) | (prefixed ? SegmentFormat.FLAG_PREFIX : 0)
         | (codec << SegmentFormat.CODEC_SHIFT);
-    Bytes out = new Bytes(SegmentFormat.HEADER + (dedup ? SegmentFormat.EPOCHS : 0) + ops.length() + encodedLength);
+    // Sized exactly, so the array built is the segment sent (no copy of every literal byte).
+    Bytes out = new Bytes(SegmentFormat.HEADER + (dedup ? SegmentFormat.EPOCHS : 0) + ops.length() + encodedLength, true);
     out.u8(SegmentFormat.VERSION);
     out.u8(flags);
     out.u16(opCount);
@@ -355,7 +362,7 @@ public final class StreamEncoder {
     if (codec == SegmentFormat.CODEC_NONE) {
       stats.rawSegments.increment();
     }
-    byte[] segment = out.toArray();
+    byte[] segment = out.length() == out.array().length ? out.array() : out.toArray();
     stats.wanBytesOut.add(segment.length);
     ready.add(segment);
     ops.clear();
@@ -364,6 +371,14 @@ public final class StreamEncoder {
     decoded = 0;
     lastLiteralOp = -1;
     segmentReferenceEpoch = 0;
+  }
+
+  /** The stream's one output array for compression attempts, at least {@code n} bytes. */
+  private byte[] compressionBuffer(int n) {
+    if (compressed == null || compressed.length < n) {
+      compressed = new byte[n];
+    }
+    return compressed;
   }
 
   /** Segments that {@link CompressionGuard} let through to a compression attempt / sent as is without one. */

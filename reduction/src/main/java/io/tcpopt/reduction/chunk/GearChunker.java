@@ -54,21 +54,32 @@ public final class GearChunker {
         return -1;
       }
     }
+    // Two loops, one per mask (bytes that bring the chunk up to the normal size, then the rest up
+    // to the maximum), each bounded by the bytes at hand: the per-byte work is one shift, one add
+    // and one test, with no size checks (GearChunkerTest checks the boundaries against a
+    // byte-at-a-time reference).
+    final long[] gear = GEAR;
+    final int start = offset + i;
+    final int stop = offset + count;
     long h = hash;
-    int len = length;
-    while (i < count) {
-      if (len >= max) {
-        return cut(i);
-      }
-      h = (h << 1) + GEAR[data[offset + i] & 0xff];
-      i++;
-      len++;
-      if ((h & (len <= normal ? maskHard : maskEasy)) == 0) {
-        return cut(i);
+    int p = start;
+    int hardEnd = length < normal ? Math.min(stop, p + (normal - length)) : p;
+    while (p < hardEnd) {
+      h = (h << 1) + gear[data[p++] & 0xff];
+      if ((h & maskHard) == 0) {
+        return cut(p - offset);
       }
     }
+    int easyEnd = Math.min(stop, p + (max - (length + (p - start))));
+    while (p < easyEnd) {
+      h = (h << 1) + gear[data[p++] & 0xff];
+      if ((h & maskEasy) == 0) {
+        return cut(p - offset);
+      }
+    }
+    int len = length + (p - start);
     if (len >= max) {
-      return cut(i);
+      return cut(p - offset);
     }
     hash = h;
     length = len;

@@ -22,6 +22,7 @@ public final class CompressionGuard {
   private int skip;
   private long tried;
   private long skipped;
+  private byte[] probeOut;
 
   /** Whether to try compressing this block ({@code data[offset, offset + length)}). */
   public boolean shouldTry(byte[] data, int offset, int length) {
@@ -66,11 +67,13 @@ public final class CompressionGuard {
     skip = Math.min(MAX_SKIP, 1 << Math.min(failures - 1, 30));
   }
 
-  private static boolean probeCompresses(byte[] data, int offset, int length) {
+  private boolean probeCompresses(byte[] data, int offset, int length) {
     int n = Math.min(PROBE_BYTES, length);
     int start = offset + (length - n) / 2;
-    byte[] out = new byte[Codecs.lz4Bound(n)];
-    return worthIt(n, Codecs.lz4Compress(data, start, n, out, 0, out.length));
+    if (probeOut == null) {
+      probeOut = new byte[Codecs.lz4Bound(PROBE_BYTES)];
+    }
+    return worthIt(n, Codecs.lz4Compress(data, start, n, probeOut, 0, probeOut.length));
   }
 
   /** Blocks that were compressed or tried. */

@@ -132,16 +132,26 @@ public final class ChunkStore implements AutoCloseable {
    * a chunk again so allocates nothing, and the caller's buffer may be reused at once.
    */
   public byte[] share(Fingerprint f, byte[] data, int offset, int length, int crc) {
+    List<Fingerprint> evicted = new ArrayList<>(0);
+    byte[] copy;
     synchronized (this) {
+      // One lookup for both outcomes (a sender meets a new chunk as often as an old one).
       MemoryTier.Entry e = memory.get(f);
-      if (e != null && e.matches(length, crc) && Arrays.equals(e.data(), 0, length, data, offset, offset + length)) {
-        if (disk == null || disk.contains(f, length, crc)) {
-          return e.data();
-        }
+      boolean matches = e != null && e.matches(length, crc);
+      boolean onDisk = disk != null && disk.contains(f, length, crc);
+      if (matches && (disk == null || onDisk) && Arrays.equals(e.data(), 0, length, data, offset, offset + length)) {
+        return e.data();
       }
+      copy = Arrays.copyOfRange(data, offset, offset + length);
+      if (!matches) {
+        memory.put(f, copy, crc, evicted);
+      }
+      if (disk != null && !onDisk) {
+        disk.append(f, copy, crc, evicted);
+      }
+      evicted.removeIf(this::holds);
     }
-    byte[] copy = Arrays.copyOfRange(data, offset, offset + length);
-    put(f, copy, crc);
+    notifyEvicted(evicted);
     return copy;
   }
 

@@ -104,6 +104,42 @@ class GearChunkerTest {
     return out;
   }
 
+  /** The definition byte by byte (the chunker's first version): end offsets of {@code data}'s chunks. */
+  static List<Integer> referenceBoundaries(byte[] data) {
+    int bits = Integer.numberOfTrailingZeros(S.normal());
+    long maskHard = -1L << (64 - (bits + 2));
+    long maskEasy = -1L << (64 - (bits - 2));
+    List<Integer> out = new ArrayList<>();
+    long h = 0;
+    int len = 0;
+    for (int i = 0; i < data.length; i++) {
+      len++;
+      if (len > S.min()) {
+        h = (h << 1) + GearChunker.GEAR[data[i] & 0xff];
+      }
+      if ((len > S.min() && (h & (len <= S.normal() ? maskHard : maskEasy)) == 0) || len >= S.max()) {
+        out.add(i + 1);
+        h = 0;
+        len = 0;
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void theBoundariesAreThoseOfTheByteByByteDefinition() {
+    byte[] random = random(5, 8 << 20);
+    byte[] mixed = random(6, 4 << 20);
+    java.util.Arrays.fill(mixed, 1 << 20, 2 << 20, (byte) 7); // runs that only the maximum cuts
+    for (byte[] data : new byte[][] {random, mixed}) {
+      List<Integer> expected = referenceBoundaries(data);
+      assertTrue(expected.size() > 1000, "chunks: " + expected.size());
+      for (int maxPiece : new int[] {1, 3, 511, 513, 2048, 65536, data.length}) {
+        assertEquals(expected, boundaries(data, maxPiece * 17L, maxPiece), "pieces up to " + maxPiece);
+      }
+    }
+  }
+
   private static final long GEAR_0 = 0x3d71384e6000bb43L;
   private static final long GEAR_255 = 0x55a9645ca8b44ba1L;
 

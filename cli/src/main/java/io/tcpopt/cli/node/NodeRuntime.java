@@ -2,7 +2,6 @@ package io.tcpopt.cli.node;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tcpopt.cli.CliException;
-import io.tcpopt.cli.metrics.HttpServerTimeouts;
 import io.tcpopt.cli.metrics.MetricsEndpoint;
 import io.tcpopt.common.net.HostTuning;
 import io.tcpopt.common.net.WanSocketSettings;
@@ -59,7 +58,6 @@ public final class NodeRuntime implements AutoCloseable {
   }
 
   private void startRoles() {
-    HttpServerTimeouts.install(); // before the console or the metrics endpoint creates the first JDK HTTP server
     PolicyDocument bootstrap = config.policy().isMap() && config.policy().keys().isEmpty()
         ? null
         : PolicyDocument.fromTree(config.policy());

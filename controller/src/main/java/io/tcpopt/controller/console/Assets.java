@@ -1,9 +1,8 @@
 package io.tcpopt.controller.console;
 
-import com.sun.net.httpserver.HttpExchange;
+import io.tcpopt.common.http.HttpCall;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.Map;
 
@@ -33,21 +32,13 @@ final class Assets {
     }
   }
 
-  void serve(HttpExchange exchange, String name) throws IOException {
+  void serve(HttpCall exchange, String name) {
     byte[] body = files.get(name);
-    if (body == null || !(exchange.getRequestMethod().equals("GET") || exchange.getRequestMethod().equals("HEAD"))) {
+    if (body == null || !(exchange.method().equals("GET") || exchange.method().equals("HEAD"))) {
       Exchanges.send(exchange, 404, Exchanges.TEXT, "not found\n");
       return;
     }
-    exchange.getResponseHeaders().set("Content-Type", TYPES.get(name));
-    exchange.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
-    exchange.getResponseHeaders().set("Cache-Control", "no-cache");
-    boolean head = exchange.getRequestMethod().equals("HEAD");
-    exchange.sendResponseHeaders(200, head ? -1 : body.length);
-    if (!head) {
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(body);
-      }
-    }
+    exchange.setHeader("X-Content-Type-Options", "nosniff").setHeader("Cache-Control", "no-cache");
+    exchange.respond(200, TYPES.get(name), body);
   }
 }

@@ -1,7 +1,6 @@
 package io.tcpopt.controller.console;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpsExchange;
+import io.tcpopt.common.http.HttpCall;
 import io.tcpopt.controller.auth.Authenticator;
 import java.security.cert.Certificate;
 import java.util.List;
@@ -38,14 +37,14 @@ final class ConsoleAccess {
   }
 
   /** The operator behind {@code exchange}, or empty when it carries no credential the authority accepts. */
-  Optional<Operator> operator(HttpExchange exchange) {
-    String header = exchange.getRequestHeaders().getFirst("Authorization");
+  Optional<Operator> operator(HttpCall exchange) {
+    String header = exchange.header("Authorization");
     if (header != null && header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
       return authority.isOperatorToken(header.substring(BEARER.length()))
           ? Optional.of(new Operator("token", null, false))
           : Optional.empty();
     }
-    boolean certificate = authority.isOperatorCertificate(verifiedChain(sslSession(exchange)));
+    boolean certificate = authority.isOperatorCertificate(verifiedChain(exchange.sslSession()));
     Optional<ConsoleSessions.Session> cookie = sessions.find(cookie(exchange));
     if (cookie.isPresent()) {
       ConsoleSessions.Session s = cookie.get();
@@ -94,12 +93,12 @@ final class ConsoleAccess {
    * (its {@code Origin}, else its {@code Referer}, is this server) and carry the session's form token.
    * A bearer-header request needs neither: browsers never add that header by themselves.
    */
-  static String formRefusal(HttpExchange exchange, Operator operator, Map<String, String> form, boolean tls) {
+  static String formRefusal(HttpCall exchange, Operator operator, Map<String, String> form, boolean tls) {
     if (operator.session() == null) {
       return null;
     }
     if (!sameOrigin(exchange, tls)) {
-      String origin = exchange.getRequestHeaders().getFirst("Origin");
+      String origin = exchange.header("Origin");
       return "refused: the request did not come from a page of this console (Origin " + (origin == null ? "missing" : origin) + ")";
     }
     String token = form.get(FORM_TOKEN_FIELD);
@@ -110,11 +109,11 @@ final class ConsoleAccess {
   }
 
   /** Whether the request's {@code Origin} (else its {@code Referer}) is this server, as the browser addressed it. */
-  static boolean sameOrigin(HttpExchange exchange, boolean tls) {
-    String host = exchange.getRequestHeaders().getFirst("Host");
+  static boolean sameOrigin(HttpCall exchange, boolean tls) {
+    String host = exchange.header("Host");
     String self = (tls ? "https://" : "http://") + host;
-    String origin = exchange.getRequestHeaders().getFirst("Origin");
-    String referer = exchange.getRequestHeaders().getFirst("Referer");
+    String origin = exchange.header("Origin");
+    String referer = exchange.header("Referer");
     return host != null
         && (origin != null ? origin.equals(self) : referer != null && (referer.equals(self) || referer.startsWith(self + "/")));
   }
@@ -124,11 +123,11 @@ final class ConsoleAccess {
    * can reach the console is an operator, and a page elsewhere must not reach it through a DNS name
    * it controls (DNS rebinding), so only IP literals and {@code localhost} are accepted.
    */
-  String hostRefusal(HttpExchange exchange) {
+  String hostRefusal(HttpCall exchange) {
     if (!authority.open()) {
       return null;
     }
-    String host = exchange.getRequestHeaders().getFirst("Host");
+    String host = exchange.header("Host");
     if (host == null) {
       return "refused: no Host header";
     }
@@ -145,8 +144,8 @@ final class ConsoleAccess {
     return COOKIE + "=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict" + (tls ? "; Secure" : "");
   }
 
-  private static String cookie(HttpExchange exchange) {
-    for (String header : exchange.getRequestHeaders().getOrDefault("Cookie", List.of())) {
+  private static String cookie(HttpCall exchange) {
+    for (String header : exchange.headers("Cookie")) {
       for (String part : header.split(";")) {
         String p = part.trim();
         if (p.startsWith(COOKIE + "=")) {
@@ -167,9 +166,5 @@ final class ConsoleAccess {
     } catch (SSLPeerUnverifiedException e) {
       return List.of();
     }
-  }
-
-  private static SSLSession sslSession(HttpExchange exchange) {
-    return exchange instanceof HttpsExchange https ? https.getSSLSession() : null;
   }
 }

@@ -1,11 +1,11 @@
 package io.tcpopt.controller.console;
 
 import com.google.rpc.BadRequest;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.StatusProto;
+import io.tcpopt.common.http.HttpCall;
+import io.tcpopt.common.http.HttpCallHandler;
 import io.tcpopt.proto.v1.PolicyVersionInfo;
 import io.tcpopt.proto.v1.PolicyViolation;
 import java.io.IOException;
@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * anything runs, and carried out by the controller's policy service. Static assets are public and
  * contain nothing about the cluster.
  */
-final class ConsoleRoutes implements HttpHandler {
+final class ConsoleRoutes implements HttpCallHandler {
   private static final Logger log = LoggerFactory.getLogger(ConsoleRoutes.class);
 
   private final ConsoleAccess access;
@@ -47,29 +47,27 @@ final class ConsoleRoutes implements HttpHandler {
   }
 
   @Override
-  public void handle(HttpExchange exchange) throws IOException {
-    try (exchange) {
-      AtomicReference<ConsoleAccess.Operator> operator = new AtomicReference<>();
-      try {
-        route(exchange, operator);
-      } catch (BadRequestException e) {
-        page(exchange, 400, "Bad request", operator.get(), message(e.getMessage()));
-      } catch (StatusRuntimeException e) {
-        Status.Code code = e.getStatus().getCode();
-        int status = code == Status.Code.NOT_FOUND ? 404 : code == Status.Code.INVALID_ARGUMENT ? 422
-            : code == Status.Code.ABORTED || code == Status.Code.FAILED_PRECONDITION ? 409 : 503;
-        page(exchange, status, "Controller error", operator.get(), message(describe(e)));
-      } catch (RuntimeException e) {
-        log.warn("console: {} {} failed", exchange.getRequestMethod(), exchange.getRequestURI().getPath(), e);
-        page(exchange, 500, "Console error", operator.get(), message("internal error: " + e));
-      }
+  public void handle(HttpCall exchange) throws IOException {
+    AtomicReference<ConsoleAccess.Operator> operator = new AtomicReference<>();
+    try {
+      route(exchange, operator);
+    } catch (BadRequestException e) {
+      page(exchange, 400, "Bad request", operator.get(), message(e.getMessage()));
+    } catch (StatusRuntimeException e) {
+      Status.Code code = e.getStatus().getCode();
+      int status = code == Status.Code.NOT_FOUND ? 404 : code == Status.Code.INVALID_ARGUMENT ? 422
+          : code == Status.Code.ABORTED || code == Status.Code.FAILED_PRECONDITION ? 409 : 503;
+      page(exchange, status, "Controller error", operator.get(), message(describe(e)));
+    } catch (RuntimeException e) {
+      log.warn("console: {} {} failed", exchange.method(), exchange.path(), e);
+      page(exchange, 500, "Console error", operator.get(), message("internal error: " + e));
     }
   }
 
   /** Serves the request; {@code operator} is set as soon as the caller is known (for error pages). */
-  private void route(HttpExchange exchange, AtomicReference<ConsoleAccess.Operator> operator) throws IOException {
-    String path = exchange.getRequestURI().getPath();
-    String method = exchange.getRequestMethod();
+  private void route(HttpCall exchange, AtomicReference<ConsoleAccess.Operator> operator) throws IOException {
+    String path = exchange.path();
+    String method = exchange.method();
     if (path.startsWith("/static/")) {
       assets.serve(exchange, path.substring("/static/".length()));
       return;
@@ -88,8 +86,8 @@ final class ConsoleRoutes implements HttpHandler {
       if (path.startsWith("/api/")) {
         Exchanges.send(exchange, 401, Exchanges.JSON, "{\"error\":\"operator credentials required\"}\n");
       } else {
-        exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"tcpopt console\"");
-        String raw = exchange.getRequestURI().getRawQuery();
+        exchange.setHeader("WWW-Authenticate", "Bearer realm=\"tcpopt console\"");
+        String raw = exchange.rawQuery();
         page(exchange, 401, "Sign in", null, signInForm(null, method.equals("GET") ? path + (raw == null ? "" : "?" + raw) : "/"));
       }
       return;
@@ -97,19 +95,19 @@ final class ConsoleRoutes implements HttpHandler {
     ConsoleAccess.Operator caller = found.get();
     operator.set(caller);
     if (caller.newSession()) {
-      exchange.getResponseHeaders().add("Set-Cookie", ConsoleAccess.cookieHeader(caller, tls));
+      exchange.addHeader("Set-Cookie", ConsoleAccess.cookieHeader(caller, tls));
     }
     if (method.equals("GET") || method.equals("HEAD")) {
       get(exchange, path, caller);
     } else if (method.equals("POST")) {
       post(exchange, path, caller);
     } else {
-      exchange.getResponseHeaders().set("Allow", "GET, HEAD, POST");
+      exchange.setHeader("Allow", "GET, HEAD, POST");
       Exchanges.send(exchange, 405, Exchanges.TEXT, "method not allowed\n");
     }
   }
 
-  private void get(HttpExchange exchange, String path, ConsoleAccess.Operator operator) throws IOException {
+  private void get(HttpCall exchange, String path, ConsoleAccess.Operator operator) throws IOException {
     Map<String, String> query = Exchanges.query(exchange);
     switch (path) {
       case "/" -> page(exchange, 200, "Overview", operator, OverviewPage.render(data));
@@ -121,7 +119,7 @@ final class ConsoleRoutes implements HttpHandler {
     }
   }
 
-  private void post(HttpExchange exchange, String path, ConsoleAccess.Operator operator) throws IOException {
+  private void post(HttpCall exchange, String path, ConsoleAccess.Operator operator) throws IOException {
     Map<String, String> form = Exchanges.form(exchange);
     String refusal = ConsoleAccess.formRefusal(exchange, operator, form, tls);
     if (refusal != null) {
@@ -131,7 +129,7 @@ final class ConsoleRoutes implements HttpHandler {
     switch (path) {
       case "/logout" -> {
         access.signOut(operator);
-        exchange.getResponseHeaders().add("Set-Cookie", ConsoleAccess.expiredCookieHeader(tls));
+        exchange.addHeader("Set-Cookie", ConsoleAccess.expiredCookieHeader(tls));
         Exchanges.redirect(exchange, "/login");
       }
       case "/policy/apply" -> apply(exchange, operator, form);
@@ -140,7 +138,7 @@ final class ConsoleRoutes implements HttpHandler {
     }
   }
 
-  private void apply(HttpExchange exchange, ConsoleAccess.Operator operator, Map<String, String> form) throws IOException {
+  private void apply(HttpCall exchange, ConsoleAccess.Operator operator, Map<String, String> form) throws IOException {
     String yaml = form.getOrDefault("yaml", "").replace("\r\n", "\n");
     if (yaml.isBlank()) {
       throw new BadRequestException("yaml: the policy document is required");
@@ -163,7 +161,7 @@ final class ConsoleRoutes implements HttpHandler {
     }
   }
 
-  private void rollback(HttpExchange exchange, ConsoleAccess.Operator operator, Map<String, String> form) throws IOException {
+  private void rollback(HttpCall exchange, ConsoleAccess.Operator operator, Map<String, String> form) throws IOException {
     long version = PolicyPage.number(form, "version");
     if (version == 0) {
       throw new BadRequestException("version: the version to roll back to is required");
@@ -181,7 +179,7 @@ final class ConsoleRoutes implements HttpHandler {
     Exchanges.redirect(exchange, "/policy?rolled-back=" + version + "&applied=" + v.getVersion());
   }
 
-  private void login(HttpExchange exchange, String method) throws IOException {
+  private void login(HttpCall exchange, String method) throws IOException {
     if (!method.equals("POST")) {
       page(exchange, 200, "Sign in", null, signInForm(null, "/"));
       return;
@@ -197,7 +195,7 @@ final class ConsoleRoutes implements HttpHandler {
       page(exchange, 401, "Sign in", null, signInForm("That is not the operator token.", next));
       return;
     }
-    exchange.getResponseHeaders().add("Set-Cookie", ConsoleAccess.cookieHeader(operator.get(), tls));
+    exchange.addHeader("Set-Cookie", ConsoleAccess.cookieHeader(operator.get(), tls));
     Exchanges.redirect(exchange, next);
   }
 
@@ -239,8 +237,8 @@ final class ConsoleRoutes implements HttpHandler {
     return json.toString();
   }
 
-  private void page(HttpExchange exchange, int status, String title, ConsoleAccess.Operator operator, Html content) throws IOException {
-    String current = status == 200 ? exchange.getRequestURI().getPath() : "";
+  private void page(HttpCall exchange, int status, String title, ConsoleAccess.Operator operator, Html content) throws IOException {
+    String current = status == 200 ? exchange.path() : "";
     if (current.startsWith("/policy/")) {
       current = "/policy";
     }

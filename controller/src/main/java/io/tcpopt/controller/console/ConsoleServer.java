@@ -1,14 +1,11 @@
 package io.tcpopt.controller.console;
 
-import com.sun.net.httpserver.HttpServer;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsParameters;
-import com.sun.net.httpserver.HttpsServer;
 import io.grpc.Channel;
+import io.tcpopt.common.http.BoundedHttpServer;
+import io.tcpopt.common.http.HttpLimits;
 import io.tcpopt.common.tls.TlsContexts;
 import io.tcpopt.common.tls.TlsFiles;
 import io.tcpopt.controller.auth.Authenticator;
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.util.Optional;
@@ -17,27 +14,30 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The operator web console of one controller: HTTP (HTTPS when the controller has TLS, asking for
- * an optional client certificate) on {@code controller.console.listen}, a few worker threads of its
- * own, and the once-a-second {@link TrafficHistory} sampler. Pages read and change the cluster only
+ * an optional client certificate) on {@code controller.console.listen}, served by a {@link
+ * BoundedHttpServer} (256 connections, a request within 10 s, forms up to 1 MiB), a few worker
+ * threads of its own for the pages, and the once-a-second {@link TrafficHistory} sampler. Pages read and change the cluster only
  * through the controller's own gRPC services ({@link ControllerData}).
  */
 public final class ConsoleServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ConsoleServer.class);
   private static final int WORKERS = 4;
 
-  private final HttpServer server;
+  private final BoundedHttpServer server;
   private final ExecutorService workers;
   private final ScheduledExecutorService sampler;
   private final boolean tls;
 
-  private ConsoleServer(HttpServer server, ExecutorService workers, ScheduledExecutorService sampler, boolean tls) {
+  private ConsoleServer(BoundedHttpServer server, ExecutorService workers, ScheduledExecutorService sampler, boolean tls) {
     this.server = server;
     this.workers = workers;
     this.sampler = sampler;
@@ -54,27 +54,6 @@ public final class ConsoleServer implements AutoCloseable {
   public static ConsoleServer start(
       ConsoleConfig config, String controllerName, String site, Optional<TlsFiles> tlsFiles, Authenticator authority,
       Channel api, Clock clock) {
-    HttpServer server;
-    try {
-      if (tlsFiles.isPresent()) {
-        SSLContext context = TlsContexts.jdkServer(tlsFiles.get(), authority.operatorCas());
-        HttpsServer https = HttpsServer.create(config.listen(), 64);
-        https.setHttpsConfigurator(new HttpsConfigurator(context) {
-          @Override
-          public void configure(HttpsParameters params) {
-            SSLParameters p = context.getDefaultSSLParameters();
-            p.setWantClientAuth(true);
-            p.setProtocols(new String[] {"TLSv1.3", "TLSv1.2"});
-            params.setSSLParameters(p);
-          }
-        });
-        server = https;
-      } else {
-        server = HttpServer.create(config.listen(), 64);
-      }
-    } catch (IOException e) {
-      throw new IllegalStateException("controller.console.listen: cannot listen on " + config.listen() + ": " + e.getMessage(), e);
-    }
     AtomicInteger n = new AtomicInteger();
     ExecutorService workers = Executors.newFixedThreadPool(WORKERS, r -> daemon(r, "tcpopt-console-" + n.incrementAndGet()));
     ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "tcpopt-console-sampler"));
@@ -88,12 +67,33 @@ public final class ConsoleServer implements AutoCloseable {
       }
     }, 0, 1, TimeUnit.SECONDS);
     ConsoleAccess access = new ConsoleAccess(authority, new ConsoleSessions(clock));
-    server.createContext("/", new ConsoleRoutes(access, data, history, new Layout(controllerName, site), new Assets(), tlsFiles.isPresent(), clock));
-    server.setExecutor(workers);
-    server.start();
+    ConsoleRoutes routes = new ConsoleRoutes(access, data, history, new Layout(controllerName, site), new Assets(), tlsFiles.isPresent(), clock);
+    Supplier<SSLEngine> tls = tlsFiles.map(files -> engines(TlsContexts.jdkServer(files, authority.operatorCas()))).orElse(null);
+    BoundedHttpServer server;
+    try {
+      server = BoundedHttpServer.start("tcpopt-console-http", config.listen(), HttpLimits.DEFAULT.withMaxBodyBytes(Exchanges.MAX_FORM_BYTES),
+          tls, routes, workers);
+    } catch (IllegalStateException e) {
+      sampler.shutdownNow();
+      workers.shutdownNow();
+      throw new IllegalStateException("controller.console.listen: " + e.getMessage(), e);
+    }
     ConsoleServer console = new ConsoleServer(server, workers, sampler, tlsFiles.isPresent());
     log.info("console: {} ({})", console.url(), authority.open() ? "open: no operator credentials configured" : "operators only");
     return console;
+  }
+
+  /** Server-mode TLS engines that ask for (and do not require) a client certificate: an operator's, checked per request. */
+  private static Supplier<SSLEngine> engines(SSLContext context) {
+    return () -> {
+      SSLParameters p = context.getDefaultSSLParameters();
+      p.setWantClientAuth(true);
+      p.setProtocols(new String[] {"TLSv1.3", "TLSv1.2"});
+      SSLEngine engine = context.createSSLEngine();
+      engine.setUseClientMode(false);
+      engine.setSSLParameters(p);
+      return engine;
+    };
   }
 
   private static Thread daemon(Runnable r, String name) {
@@ -103,7 +103,7 @@ public final class ConsoleServer implements AutoCloseable {
   }
 
   public InetSocketAddress address() {
-    return server.getAddress();
+    return server.address();
   }
 
   /** {@code http(s)://HOST:PORT/}, with the bound port. */
@@ -116,7 +116,7 @@ public final class ConsoleServer implements AutoCloseable {
   @Override
   public void close() {
     sampler.shutdownNow();
-    server.stop(0);
+    server.close();
     workers.shutdownNow();
   }
 }

@@ -1,16 +1,13 @@
 package io.tcpopt.controller.console;
 
-import com.sun.net.httpserver.HttpExchange;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
+import io.tcpopt.common.http.HttpCall;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Reading requests and writing responses of the JDK HTTP server: query and form parameters
+ * Reading requests and writing responses of the console's {@link io.tcpopt.common.http.BoundedHttpServer}: query and form parameters
  * (URL-encoded, bounded in size), and responses that always carry the console's security headers
  * (a content security policy that allows only the console's own script and stylesheet, no framing,
  * no MIME sniffing, no caching of pages).
@@ -26,24 +23,22 @@ final class Exchanges {
 
   private Exchanges() {}
 
-  static Map<String, String> query(HttpExchange exchange) {
-    String raw = exchange.getRequestURI().getRawQuery();
+  static Map<String, String> query(HttpCall exchange) {
+    String raw = exchange.rawQuery();
     return raw == null ? Map.of() : decode(raw, "query");
   }
 
   /** The URL-encoded form of a POST; a larger or differently encoded body is refused. */
-  static Map<String, String> form(HttpExchange exchange) throws IOException {
-    String type = exchange.getRequestHeaders().getFirst("Content-Type");
+  static Map<String, String> form(HttpCall exchange) {
+    String type = exchange.header("Content-Type");
     if (type == null || !type.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
       throw new BadRequestException("expected a form (application/x-www-form-urlencoded), got " + (type == null ? "no body type" : type));
     }
-    try (InputStream in = exchange.getRequestBody()) {
-      byte[] body = in.readNBytes(MAX_FORM_BYTES + 1);
-      if (body.length > MAX_FORM_BYTES) {
-        throw new BadRequestException("form larger than " + (MAX_FORM_BYTES >> 10) + " KiB");
-      }
-      return decode(new String(body, StandardCharsets.US_ASCII), "form");
+    byte[] body = exchange.body();
+    if (body.length > MAX_FORM_BYTES) {
+      throw new BadRequestException("form larger than " + (MAX_FORM_BYTES >> 10) + " KiB");
     }
+    return decode(new String(body, StandardCharsets.US_ASCII), "form");
   }
 
   private static Map<String, String> decode(String raw, String what) {
@@ -64,26 +59,17 @@ final class Exchanges {
     return out;
   }
 
-  static void send(HttpExchange exchange, int status, String contentType, String body) throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    var headers = exchange.getResponseHeaders();
-    headers.set("Content-Type", contentType);
-    headers.set("Content-Security-Policy", CSP);
-    headers.set("X-Content-Type-Options", "nosniff");
-    headers.set("X-Frame-Options", "DENY");
-    headers.set("Referrer-Policy", "same-origin");
-    headers.set("Cache-Control", "no-store");
-    boolean head = exchange.getRequestMethod().equals("HEAD");
-    exchange.sendResponseHeaders(status, head ? -1 : bytes.length == 0 ? -1 : bytes.length);
-    if (!head && bytes.length > 0) {
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(bytes);
-      }
-    }
+  static void send(HttpCall exchange, int status, String contentType, String body) {
+    exchange.setHeader("Content-Security-Policy", CSP)
+        .setHeader("X-Content-Type-Options", "nosniff")
+        .setHeader("X-Frame-Options", "DENY")
+        .setHeader("Referrer-Policy", "same-origin")
+        .setHeader("Cache-Control", "no-store");
+    exchange.respond(status, contentType, body);
   }
 
-  static void redirect(HttpExchange exchange, String location) throws IOException {
-    exchange.getResponseHeaders().set("Location", location);
+  static void redirect(HttpCall exchange, String location) {
+    exchange.setHeader("Location", location);
     send(exchange, 303, TEXT, "");
   }
 }

@@ -4,11 +4,12 @@
  * nodes. Server-rendered HTML with one small bundled script that draws the chart as SVG; nothing is
  * loaded from elsewhere.
  *
- * <p>It runs on the JDK's {@code com.sun.net.httpserver} (already serving the Prometheus endpoint)
- * rather than Netty's HTTP codec: a handful of operators' page loads need no event loop, every
- * handler blocks on Hazelcast through the policy and status services anyway (it would have to leave
- * a Netty loop for a worker pool), HTTPS with an optional client certificate is a configurator
- * away, and it adds no dependency to the jar.
+ * <p>It runs on the node's bounded HTTP server ({@link io.tcpopt.common.http.BoundedHttpServer},
+ * also serving the Prometheus endpoint): Netty's HTTP/1.1 codec with a connection cap and request
+ * deadlines, so silent or trickling clients cannot hold descriptors (the JDK's
+ * {@code com.sun.net.httpserver}, used before, kept hundreds of silent connections open for over a
+ * minute). Pages run on the console's worker threads, never on the event loop: they block on
+ * Hazelcast through the policy and status services.
  *
  * <p>Credentials are the gRPC API's, checked by {@link io.tcpopt.controller.console.ConsoleAccess}
  * against the API's {@link io.tcpopt.controller.auth.Authenticator}; reads and changes go

@@ -8,7 +8,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +29,9 @@ public final class TestbedRun implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TestbedRun.class);
   /** JIT flags for short-lived tools (CLI runs, end hosts): start fast, run briefly. */
   public static final String QUICK_JVM = "-XX:TieredStopAtLevel=1";
+  /** The testbed's server address and the port its end-host tools listen on. */
+  public static final String SERVER = "198.19.1.2";
+  public static final int SERVER_PORT = 5201;
 
   private final String prefix;
   private final Path bench = Path.of("").toAbsolutePath();
@@ -177,13 +182,81 @@ public final class TestbedRun implements AutoCloseable {
     return !inNs(ns, 10, Map.of(), "ss", "-Hltn", "sport = :" + port).stdout().isBlank();
   }
 
+  /** The test classes' directory ({@code bench/target/test-classes}): the end-host tools' class path. */
+  public String testClasses() {
+    return bench.resolve("target/test-classes").toString();
+  }
+
   /**
-   * Waits (at most 90 s) until the example pair is ready: the branch intercepts on 7900, serves its
+   * Starts an end-host tool of the test classes as the testbed's server on {@value #SERVER}:{@value
+   * #SERVER_PORT} (e.g. {@code io.tcpopt.bench.TransferDigestTool}, {@code EchoDigestTool}); it logs
+   * LISTENING once bound.
+   */
+  public Process startServer(Path logFile, String tool, String... jvmOptions) throws IOException {
+    List<String> argv = new ArrayList<>(List.of("java", QUICK_JVM));
+    argv.addAll(List.of(jvmOptions));
+    argv.addAll(List.of("-cp", testClasses(), tool, "server", SERVER, Integer.toString(SERVER_PORT)));
+    return start(ns("server"), logFile, argv.toArray(String[]::new));
+  }
+
+  /** Starts a node from the packaged jar in {@code role}'s namespace: {@code java OPTIONS -jar tcpopt.jar run --config CONFIG}. */
+  public Process startNode(String role, Path config, Path logFile, String... jvmOptions) throws IOException {
+    List<String> argv = new ArrayList<>(List.of("java"));
+    argv.addAll(List.of(jvmOptions));
+    argv.addAll(List.of("-jar", jar().toString(), "run", "--config", config.toString()));
+    return start(ns(role), logFile, argv.toArray(String[]::new));
+  }
+
+  /** The example pair as {@link #startPair} started it: configs, processes and logs. */
+  public record Pair(Path branchConfig, Path dcConfig, Process server, Path serverLog, Process dc, Path dcLog, Process branch, Path branchLog) {}
+
+  /**
+   * Starts the example pair from the configs {@link #testbedConfigs} wrote into {@code dir} (as
+   * the test edited them): the server tool, the DC node, then the branch node, each JVM with
+   * {@code nodeJvm}; returns once {@link #awaitPairReady} says so.
+   */
+  public Pair startPair(Path dir, String serverTool, String... nodeJvm) throws Exception {
+    Path serverLog = dir.resolve("server.log");
+    Process server = startServer(serverLog, serverTool);
+    Path dcConfig = dir.resolve("dc.yaml");
+    Path dcLog = dir.resolve("dc.log");
+    Process dc = startNode("dc", dcConfig, dcLog, nodeJvm);
+    Path branchConfig = dir.resolve("branch.yaml");
+    Path branchLog = dir.resolve("branch.log");
+    Process branch = startNode("branch", branchConfig, branchLog, nodeJvm);
+    awaitPairReady(branch, branchLog, dc, serverLog);
+    return new Pair(branchConfig, dcConfig, server, serverLog, dc, dcLog, branch, branchLog);
+  }
+
+  /** The Prometheus text of the node in {@code role}'s namespace (its metrics endpoint on that namespace's 127.0.0.1:9464). */
+  public String metrics(String role) throws Exception {
+    Result r = inNs(ns(role), 30, Map.of(), "python3", "-c",
+        "import urllib.request;print(urllib.request.urlopen('http://127.0.0.1:9464/metrics',timeout=20).read().decode())");
+    if (!r.ok()) {
+      throw new AssertionError("metrics of the " + role + " node unreadable: " + r.stderr().strip());
+    }
+    return r.stdout();
+  }
+
+  /** The sum of the series of metric {@code name} in {@code metrics} whose labels contain every one of {@code labels} (e.g. {@code limit="per-client"}). */
+  public static double metric(String metrics, String name, String... labels) {
+    double sum = 0;
+    for (String line : metrics.lines().toList()) {
+      if (line.startsWith(name + "{") && Arrays.stream(labels).allMatch(line::contains)) {
+        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return sum;
+  }
+
+  /**
+   * Waits (at most 150 s) until the example pair is ready: the branch intercepts on 7900, serves its
    * API on 7700 and holds a session to the DC, and the server logged LISTENING; fails at once if a
-   * node exits.
+   * node exits. On an idle machine that takes 10-20 s; at a load average of 25 on 2 cores a branch
+   * node took 95 s (30 s of it joining its one-member Hazelcast cluster).
    */
   public void awaitPairReady(Process branch, Path branchLog, Process dc, Path serverLog) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
     while (System.nanoTime() < deadline) {
       if (!branch.isAlive() || !dc.isAlive()) {
         throw new AssertionError("a node exited early:\n" + read(branchLog));
@@ -194,7 +267,7 @@ public final class TestbedRun implements AutoCloseable {
       }
       Thread.sleep(200);
     }
-    throw new AssertionError("nodes not ready in 90 s\n" + read(branchLog));
+    throw new AssertionError("nodes not ready in 150 s\n" + read(branchLog));
   }
 
   /**
@@ -218,6 +291,48 @@ public final class TestbedRun implements AutoCloseable {
     String branch = Files.readString(dir.resolve("branch.yaml"));
     assertTrue(branch.contains("roles: [controller, service-node]") && branch.contains(secrets + "/operator-token"), branch);
     return dir.resolve("branch.yaml");
+  }
+
+  /** A condition a test waits for; it may run commands. */
+  public interface Check {
+    boolean holds() throws Exception;
+  }
+
+  /** A failure message computed only when a wait fails (it may read logs or run commands). */
+  public interface Explanation {
+    String text() throws Exception;
+  }
+
+  /**
+   * Checks {@code condition} every {@code pollMillis} until it holds; fails with {@code what} after
+   * {@code seconds}. Poll slowly (250 ms and more) when a check starts processes.
+   */
+  public static void awaitTrue(Check condition, int seconds, long pollMillis, Explanation what) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (!condition.holds()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not within " + seconds + " s: " + what.text());
+      }
+      Thread.sleep(pollMillis);
+    }
+  }
+
+  /**
+   * At {@link #close()}, copies the {@code *.log} files of {@code dir} (node, server and tool logs)
+   * to {@code bench/target/testbed-logs/NAME/}, so that they outlive the test's temporary
+   * directory for a look after a failure.
+   */
+  public void keepLogs(Path dir, String name) {
+    onClose(() -> {
+      try (var files = Files.list(dir)) {
+        Path to = Files.createDirectories(bench.resolve("target/testbed-logs").resolve(name));
+        for (Path f : files.filter(f -> f.getFileName().toString().endsWith(".log")).toList()) {
+          Files.copy(f, to.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+        }
+      } catch (IOException e) {
+        log.warn("cannot keep the logs of {}: {}", dir, e.toString());
+      }
+    });
   }
 
   /** The file's text; "" when it does not exist (yet), the error when it cannot be read. */

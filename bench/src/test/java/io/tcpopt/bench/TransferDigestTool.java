@@ -32,7 +32,8 @@ import java.util.SplittableRandom;
  * <pre>
  *   SENT id=ID bytes=N sha=SHA | SEND-ERROR id=ID bytes=N            (server, D and H)
  *   UPLOAD id=ID outcome=eof|reset bytes=N sha=SHA                    (server, U)
- *   RESULT id=ID mode=M outcome=eof|reset|timeout bytes=N sha=SHA     (client; for U: what it sent)
+ *   RESULT id=ID mode=M outcome=eof|reset|timeout bytes=N sha=SHA ms=T  (client; for U: what it sent;
+ *                                          T: from the connect to the end)
  * </pre>
  *
  * A separate process whose protocol with the test is its output, hence {@code System.out}. Bounded:
@@ -41,6 +42,12 @@ import java.util.SplittableRandom;
 final class TransferDigestTool {
   private static final int BLOCK = 64 * 1024;
   private static final int TIMEOUT_MILLIS = 90_000;
+  /**
+   * Accept queue: a burst of connections (a thousand flows set up at once by a DC node) waits here
+   * rather than losing SYNs to a full queue while a loaded machine schedules the accepting thread
+   * (the default of 50 would make those connects wait for SYN retransmits, seconds each).
+   */
+  private static final int BACKLOG = 2048;
 
   private TransferDigestTool() {}
 
@@ -58,7 +65,7 @@ final class TransferDigestTool {
   private static void server(String host, int port) throws IOException {
     ServerSocket server = new ServerSocket();
     server.setReuseAddress(true);
-    server.bind(new InetSocketAddress(InetAddress.getByName(host), port));
+    server.bind(new InetSocketAddress(InetAddress.getByName(host), port), BACKLOG);
     say("LISTENING");
     while (true) {
       Socket s = server.accept();
@@ -98,6 +105,7 @@ final class TransferDigestTool {
   private static void client(String host, int port, char mode, long bytes, long id) throws Exception {
     try (Socket s = new Socket()) {
       s.setSoTimeout(TIMEOUT_MILLIS);
+      long start = System.nanoTime();
       s.connect(new InetSocketAddress(host, port), 10_000);
       DataOutputStream out = new DataOutputStream(s.getOutputStream());
       out.writeByte(mode);
@@ -115,14 +123,15 @@ final class TransferDigestTool {
         } catch (IOException e) {
           outcome = e instanceof SocketTimeoutException ? "timeout" : "reset";
         }
-        say("RESULT id=" + id + " mode=U outcome=" + outcome + " bytes=" + sent[0] + " sha=" + sha);
+        say("RESULT id=" + id + " mode=U outcome=" + outcome + " bytes=" + sent[0] + " sha=" + sha + " ms=" + (System.nanoTime() - start) / 1_000_000);
         return;
       }
       if (mode == 'H') {
         s.shutdownOutput();
       }
       Digest d = readToEnd(s.getInputStream());
-      say("RESULT id=" + id + " mode=" + mode + " outcome=" + d.outcome + " bytes=" + d.bytes + " sha=" + d.sha);
+      say("RESULT id=" + id + " mode=" + mode + " outcome=" + d.outcome + " bytes=" + d.bytes + " sha=" + d.sha + " ms="
+          + (System.nanoTime() - start) / 1_000_000);
     } catch (IOException e) {
       say("RESULT id=" + id + " mode=" + mode + " outcome=connect-failed bytes=0 sha=- error=" + e);
     }

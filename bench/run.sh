@@ -375,12 +375,32 @@ PY
 # Connections that outlive a row (tcpopt's sessions, kcptun's) wait LINK_SETTLE after the RTT
 # grows (BBR's 10 s min-RTT filter, see above); a smaller RTT takes effect at once. direct and
 # haproxy open new connections for every transfer and do not wait.
+# tcpopt's WAN connection is re-dialled instead when the RTT more than doubles (from the warm-up's
+# 0 ms above all): BBR keeps the old, far smaller min-RTT until its 10 s filter expires and sizes
+# its window from it (2 x bw x 0.3 ms: ~80 packets), the first round trips of the next transfer are
+# window-limited at 6-12 Mbit/s, and after an idle period that sample replaces the bandwidth
+# estimate, which BBR then probes back up by 25% every 8 round trips (15-25 s at 150-200 ms;
+# measured with ss, docs/benchmarks.md issue 9). A real path does not jump from 0.3 to 150 ms; a
+# new connection learns the new path in STARTUP, and one unrecorded 200 MB transfer warms it.
 LAST_RTT=""
+rtt_grows() { [ -n "$LAST_RTT" ] && awk -v a="$1" -v b="$LAST_RTT" -v f="$2" 'BEGIN { exit !(a > b * f) }'; }
+redial_tcpopt() { # redial_tcpopt MODE RTT: resets the branch's WAN connections, waits for the new one, warms it
+  local i
+  progress "  RTT ${LAST_RTT} -> $2 ms: $1's WAN connection re-dialled and warmed (200 MB, not recorded)"
+  ip netns exec "$NS_BRANCH" ss -K -tn 'dport = :7800' > /dev/null 2>&1 || true
+  sleep 1
+  for i in $(seq 60); do
+    ip netns exec "$NS_BRANCH" ss -Htn state established 'dport = :7800' | grep -q . && break
+    sleep 0.5
+  done
+  iperf_bulk "$1" "$RESULTS/logs/redial-warm-up-$1-rtt$2.json" 20 200M > /dev/null
+}
 link_to() { # link_to MODE RTT LOSS [MBIT]
   "$TESTBED_DIR/link.sh" --rtt "$2" --loss "$3" --rate "${4:-$LINK_MBIT}" 2> /dev/null
   case "$1" in
     direct|haproxy) ;;
-    *) if [ -n "$LAST_RTT" ] && awk -v a="$2" -v b="$LAST_RTT" 'BEGIN { exit !(a > b) }'; then settle_link; fi ;;
+    tcpopt|tcpopt-nolink) if rtt_grows "$2" 2; then redial_tcpopt "$1" "$2"; elif rtt_grows "$2" 1; then settle_link; fi ;;
+    *) if rtt_grows "$2" 1; then settle_link; fi ;;
   esac
   LAST_RTT="$2"
 }

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * <p>So the limit adapts, starting at {@link #FLOOR}. Every {@link #CHECK_MILLIS} ms the socket's
  * TCP_INFO is read. When the node held bytes the kernel refused ({@code backlogged}) for longer
  * than two round trips, yet the kernel's last delivery-rate sample says the sender was
- * application-limited, the kernel ran dry while the node held bytes for it: the event loop was
+ * application-limited or the kernel has nothing unsent, the kernel ran dry while the node held bytes for it: the event loop was
  * late, and the limit doubles (up to the ceiling the socket tuning set, an eighth of the send
  * buffer). After a second of backlog without that, it halves again, down to the floor. On a node
  * that keeps up the limit stays at the floor; on a starved one it grows until bulk is no longer
@@ -127,8 +127,11 @@ final class UnsentLimit {
     boolean waiting = backlogged.getAsBoolean();
     Optional<TcpInfoSnapshot> info = waiting ? SocketTuning.tcpInfo(ch) : Optional.empty();
     long before = limit;
+    // Either the kernel marked its sender application-limited, or it has nothing unsent right now
+    // while the node holds bytes (the kernel's mark needs an idle qdisc and misses some of those).
     long after = info.isPresent()
-        ? observe(System.nanoTime(), true, info.get().deliveryRateAppLimited(), info.get().sendCwndSegments(), info.get().rttMicros())
+        ? observe(System.nanoTime(), true, info.get().deliveryRateAppLimited() || info.get().notSentBytes() == 0, info.get().sendCwndSegments(),
+            info.get().rttMicros())
         : observe(System.nanoTime(), false, false, 0, 0);
     if (after != before && set(ch, after)) {
       log.debug("WAN socket {}: unsent limit {} -> {} bytes", ch, before, after);

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Load tools of the tcpopt testbed (stdlib only), run inside the testbed namespaces.
 
-  serve     HTTP/1.1 server: GET /bytes/N answers N bytes; keep-alive unless the client
-            says "Connection: close". Counts accepted connections and requests, and the
+  serve     HTTP/1.1 server: GET /bytes/N answers N bytes (GET /bytes/N/S: N bytes of content
+            seeded by S, see seeded()); keep-alive unless the client says "Connection: close". Counts accepted connections and requests, and the
             requests each connection served (by connection number); SIGUSR1 (and exit)
             writes them to --stats as JSON.
   fetch     HTTP/1.1 client: --requests R of --size bytes with --concurrency C, either a new
             connection per request (--new-connection) or R requests in turn over one
             connection. Prints JSON: completion times (each from connect start, or from
             sending the request on a reused connection, to the last byte), p50/p99, total.
+            --verify asks each request for its own seeded content and checks the SHA-256 of
+            every body (a response delivered to the wrong client fails).
   echo      UDP echo server.
   rtt       UDP round-trip probe against `echo`: prints JSON min/avg/max/mdev in ms.
   tcp-echo  TCP echo server: writes back every byte it reads (the interactive experiment).
@@ -23,6 +25,7 @@ End hosts use CUBIC: every TCP socket here selects it with TCP_CONGESTION (overr
 """
 import argparse
 import asyncio
+import hashlib
 import json
 import os
 import signal
@@ -33,6 +36,11 @@ import time
 
 CHUNK = 256 * 1024
 BODY = b"\x5a" * CHUNK
+
+
+def seeded(seed, n):
+    """N bytes of content that differ per seed (SHAKE-256 of the seed)."""
+    return hashlib.shake_256(b"tcpopt-loadgen-%d" % seed).digest(n)
 
 
 def set_congestion_control(sock, cc):
@@ -86,10 +94,13 @@ class Server:
                         close = True
                 parts = request_line.decode("latin-1").split()
                 size = None
+                seed = None
                 if len(parts) >= 2 and parts[0] == "GET" and parts[1].startswith("/bytes/"):
                     try:
-                        size = int(parts[1][len("/bytes/"):])
-                    except ValueError:
+                        fields = parts[1][len("/bytes/"):].split("/")
+                        size = int(fields[0])
+                        seed = int(fields[1]) if len(fields) > 1 else None
+                    except (ValueError, IndexError):
                         size = None
                 if size is None or size < 0:
                     writer.write(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
@@ -100,7 +111,10 @@ class Server:
                 head = "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nContent-Type: application/octet-stream\r\n%s\r\n" % (
                     size, "Connection: close\r\n" if close else "")
                 writer.write(head.encode())
-                left = size
+                if seed is not None:
+                    writer.write(seeded(seed, size))
+                    await writer.drain()
+                left = 0 if seed is not None else size
                 while left > 0:
                     n = min(left, CHUNK)
                     writer.write(BODY[:n] if n < CHUNK else BODY)
@@ -149,7 +163,8 @@ async def open_connection(args):
     return await asyncio.open_connection(sock=sock, limit=CHUNK)
 
 
-async def read_response(reader, expected):
+async def read_response(reader, expected, keep=False):
+    """Reads one response of `expected` body bytes; returns the body when `keep`."""
     status = await reader.readline()
     if not status.startswith(b"HTTP/1.1 200"):
         raise ConnectionError("bad status: %r" % status[:60])
@@ -164,26 +179,41 @@ async def read_response(reader, expected):
     if length != expected:
         raise ConnectionError("content-length %r, expected %d" % (length, expected))
     left = length
+    body = []
     while left > 0:
         data = await reader.read(min(left, CHUNK))
         if not data:
             raise ConnectionError("connection closed with %d bytes missing" % left)
         left -= len(data)
+        if keep:
+            body.append(data)
+    return b"".join(body) if keep else None
 
 
 async def fetch(args):
-    request = ("GET /bytes/%d HTTP/1.1\r\nHost: %s\r\n%s\r\n" % (
-        args.size, args.host, "Connection: close\r\n" if args.new_connection else "")).encode()
+    def request(i):
+        path = "/bytes/%d/%d" % (args.size, i) if args.verify else "/bytes/%d" % args.size
+        return ("GET %s HTTP/1.1\r\nHost: %s\r\n%s\r\n" % (
+            path, args.host, "Connection: close\r\n" if args.new_connection else "")).encode()
+
     times, errors = [], []
+    verified = [0]
     started = time.monotonic()
     deadline = started + args.deadline
 
-    async def one_on_new_connection():
+    def check(i, body):
+        if not args.verify:
+            return
+        if hashlib.sha256(body).digest() != hashlib.sha256(seeded(i, args.size)).digest():
+            raise ConnectionError("response %d: SHA-256 differs from its request's content" % i)
+        verified[0] += 1
+
+    async def one_on_new_connection(i):
         t0 = time.monotonic()
         reader, writer = await open_connection(args)
         try:
-            writer.write(request)
-            await read_response(reader, args.size)
+            writer.write(request(i))
+            check(i, await read_response(reader, args.size, args.verify))
         finally:
             writer.close()
         times.append(time.monotonic() - t0)
@@ -191,21 +221,21 @@ async def fetch(args):
     async def worker(queue):
         while True:
             try:
-                queue.get_nowait()
+                i = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
             try:
-                await asyncio.wait_for(one_on_new_connection(), max(0.001, deadline - time.monotonic()))
+                await asyncio.wait_for(one_on_new_connection(i), max(0.001, deadline - time.monotonic()))
             except Exception as e:  # recorded and reported; the run goes on
                 errors.append(type(e).__name__ + ": " + str(e))
 
     async def all_over_one_connection():
         reader, writer = await open_connection(args)
         try:
-            for _ in range(args.requests):
+            for i in range(args.requests):
                 t0 = time.monotonic()
-                writer.write(request)
-                await read_response(reader, args.size)
+                writer.write(request(i))
+                check(i, await read_response(reader, args.size, args.verify))
                 times.append(time.monotonic() - t0)
         finally:
             writer.close()
@@ -230,6 +260,7 @@ async def fetch(args):
         "mean_s": statistics.mean(times) if times else None,
         "times_s": [round(t, 4) for t in times] if args.times else None,
         "errors": len(errors), "first_errors": errors[:3],
+        "verified": verified[0] if args.verify else None,
         "capped": len(times) < args.requests,
     }
     print(json.dumps(result))
@@ -386,6 +417,7 @@ def main():
     p.add_argument("--new-connection", action="store_true")
     p.add_argument("--deadline", type=float, default=120.0, help="seconds; unfinished requests are reported as capped")
     p.add_argument("--times", action="store_true", help="include every completion time")
+    p.add_argument("--verify", action="store_true", help="seeded content per request, SHA-256 of every body checked")
     p.add_argument("--cc", default="cubic")
     p = sub.add_parser("echo")
     p.add_argument("--bind", default="0.0.0.0")

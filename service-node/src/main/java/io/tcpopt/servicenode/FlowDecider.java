@@ -12,7 +12,8 @@ public interface FlowDecider {
 
   /**
    * The TCP profiles the policy gives this flow when it optimizes it, else null. The far node asks
-   * this for a stream a peer opened, to pick the server leg's profile (the OPEN frame carries none).
+   * this for a stream a peer opened, to pick the server leg's profiles (the OPEN frame carries only
+   * an http-reuse profile, which takes precedence over this one's: {@code reuse.PeerReuse}).
    * Must have no side effects (no placement, no counting); the default asks {@link #decide}, which
    * suits deciders that are pure functions of the policy.
    */

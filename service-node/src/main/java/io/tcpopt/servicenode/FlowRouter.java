@@ -25,7 +25,9 @@ import io.tcpopt.servicenode.intercept.FlowInterceptor;
 import io.tcpopt.servicenode.leg.LegOptions;
 import io.tcpopt.servicenode.leg.LegTuning;
 import io.tcpopt.servicenode.reuse.HttpReuseUpstream;
+import io.tcpopt.servicenode.reuse.PeerReuse;
 import io.tcpopt.servicenode.reuse.PoolKey;
+import io.tcpopt.servicenode.reuse.ReusePools;
 import io.tcpopt.servicenode.reuse.ServerConnectionPool;
 import io.tcpopt.servicenode.session.MuxStream;
 import io.tcpopt.servicenode.session.SessionRegistry;
@@ -37,6 +39,7 @@ import io.tcpopt.servicenode.tls.ClientTlsTermination;
 import io.tcpopt.servicenode.tls.ServerTls;
 import io.tcpopt.servicenode.trust.DestinationGuard;
 import io.tcpopt.servicenode.wire.OpenFrame;
+import io.tcpopt.servicenode.wire.ServerReuse;
 import io.tcpopt.servicenode.admission.Admission;
 import io.tcpopt.servicenode.admission.Admission.Claim;
 import io.tcpopt.servicenode.admission.BufferBudget;
@@ -226,8 +229,9 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     LegTuning tuning = LegTuning.of(verdict.profiles() == null ? null : verdict.profiles().client(), legs);
     prepareClientLeg(client, tuning, flow, verdict.profiles());
     int openFlags = clientAddress.requests(site) ? OpenFrame.FLAG_TRANSPARENT_SOURCE : 0;
+    HttpReuseProfile reuse = verdict.profiles() == null ? null : verdict.profiles().httpReuse();
     WanStreamUpstream stream = WanStreamUpstream.open(connection, flow.id(), source, destination, openFlags, legs.openCoalescing(),
-        verdict.dataReduction());
+        verdict.dataReduction(), reuse == null ? null : ServerReuse.of(reuse));
     stream.budget(admitted.claim()::grow);
     recordWanBytes(flow, stream);
     LegBridge.start(client.newSucceededFuture(), stream, flow.recorder(true), "client leg", tuning.idleTimeout());
@@ -279,6 +283,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     InetSocketAddress source = open.source();
     InetSocketAddress destination = open.destination();
     boolean asksClientAddress = (open.openFlags() & OpenFrame.FLAG_TRANSPARENT_SOURCE) != 0;
+    ServerReuse askedReuse = open.serverReuse();
     open.release();
     if (stream.unusable() != null) {
       stream.reset(ResetCause.PROTOCOL_ERROR, stream.unusable());
@@ -315,9 +320,14 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
       return;
     }
     boolean transparentSource = asksClientAddress && keepsClientAddress(flow, stream.connection().peerSite(), source.getAddress());
-    HttpReuseProfile reuse = profiles == null ? null : profiles.httpReuse();
-    if (reuse != null) {
-      serveByRequests(stream, flow, reuse, serverSsl, source, destination, tuning, transparentSource);
+    PeerReuse.Choice reuse = services.peerReuse().choose(askedReuse, stream.peerName(), profiles == null ? null : profiles.httpReuse(),
+        services.peerReusePools());
+    if (reuse.note() != null) {
+      flow.note(reuse.note());
+    }
+    if (reuse.profile() != null) {
+      ReusePools pools = reuse.fromPeer() ? services.peerReusePools() : services.reusePools();
+      serveByRequests(stream, flow, pools, reuse.profile(), serverSsl, source, destination, tuning, transparentSource);
       return;
     }
     Bootstrap b = legs.bootstrap();
@@ -372,10 +382,10 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
    * profile), from the node's address; a flow that keeps the client's address gets connections
    * from that address, pooled for that client alone (the profile's source mask does not widen it).
    */
-  private void serveByRequests(WanStreamUpstream stream, FlowEntry flow, HttpReuseProfile reuse, ServerSslProfile serverSsl,
+  private void serveByRequests(WanStreamUpstream stream, FlowEntry flow, ReusePools pools, HttpReuseProfile reuse, ServerSslProfile serverSsl,
       InetSocketAddress source, InetSocketAddress destination, LegTuning tuning, boolean transparentSource) {
     String transport = serverSsl == null ? PoolKey.PLAIN : services.sslContexts().transport(serverSsl);
-    ServerConnectionPool pool = services.reusePools().pool(reuse, stream.eventLoop());
+    ServerConnectionPool pool = pools.pool(reuse, stream.eventLoop());
     HttpReuseUpstream upstream = transparentSource
         ? HttpReuseUpstream.createFromClientAddress(pool, source, destination, transport, services.reuseMetrics(), services.firstRequestTimeout())
         : HttpReuseUpstream.create(pool, source, destination, transport, services.reuseMetrics(), services.firstRequestTimeout());
@@ -384,10 +394,11 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
   }
 
   /**
-   * The far node's profiles for a stream: it classifies the flow with its own decider as the
-   * intercepting node did (both run the same policy; {@link FlowDecider#profiles} has no side
-   * effects); the OPEN frame carries no profile. Null (the {@code lan} defaults, no application
-   * profiles) without a profile or when the decider fails.
+   * The far node's own profiles for a stream: it classifies the flow with its own decider as the
+   * intercepting node did ({@link FlowDecider#profiles} has no side effects): the server leg's TCP
+   * profile and server-ssl profile are always this node's; its http-reuse profile applies when the
+   * OPEN carried none or this node does not honour the peer's ({@link PeerReuse}). Null (the {@code
+   * lan} defaults, no application profiles) without a profile or when the decider fails.
    */
   private LegProfiles serverProfiles(InetSocketAddress source, InetSocketAddress destination) {
     try {

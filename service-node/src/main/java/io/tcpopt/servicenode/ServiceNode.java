@@ -115,7 +115,7 @@ public final class ServiceNode implements AutoCloseable {
     this.sessionSettings = new SessionSettings(config.nodeName(), config.site(), config.wan().maxFrameSize(), config.wan().initialStreamWindow(),
         config.wan().maxStreams(), config.wan().keepalive(), config.wan().handshakeTimeout(), reduction, config.wan().streamsPerConnection(),
         config.wan().streamWindow());
-    this.profileServices = ProfileServices.create(legOptions, registry);
+    this.profileServices = ProfileServices.create(legOptions, config.peerHttpReuse(), registry);
     ServiceNodeConfig.Flows limits = config.flows();
     this.admission = new Admission(limits.maxActive(), limits.maxPerClient(), limits.bufferBudget(), registry);
     this.router = new FlowRouter(flows, sessions, new SiteRoutes(config.peers()), legOptions, () -> this.decider, admission,
@@ -464,6 +464,7 @@ public final class ServiceNode implements AutoCloseable {
       handoff.close();
     }
     profileServices.reusePools().close();
+    profileServices.peerReusePools().close();
     for (PeerSessionPool p : pools) {
       p.close();
     }

@@ -7,6 +7,7 @@ import io.tcpopt.common.tls.TlsFiles;
 import io.tcpopt.reduction.store.StoreSettings;
 import io.tcpopt.servicenode.admission.BufferBudget;
 import io.tcpopt.servicenode.admission.MemoryLimits;
+import io.tcpopt.servicenode.reuse.PeerReuse;
 import io.tcpopt.servicenode.session.MuxStream;
 import io.tcpopt.servicenode.session.SessionSettings;
 import java.net.InetSocketAddress;
@@ -26,9 +27,11 @@ import java.util.Set;
  * @param serves the destinations this node's site serves ({@code serves:}, canonical prefixes): the
  *     only ones a stream a peer opens is connected to ({@link
  *     io.tcpopt.servicenode.trust.DestinationGuard}); empty serves none
+ * @param peerHttpReuse what this node honours of the HTTP server-reuse profiles peers' OPENs carry
+ *     ({@code peer-http-reuse:})
  */
 public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer> peers, Interception interception, Lan lan, Flows flows,
-    StoreSettings dataReduction, ClientAddress clientAddress, List<String> serves) {
+    StoreSettings dataReduction, ClientAddress clientAddress, List<String> serves, PeerReuse peerHttpReuse) {
 
   /**
    * The inter-node side. {@code tls} is null exactly when {@code plaintext}.
@@ -156,7 +159,7 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     if (site == null || site.isBlank() || site.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255) {
       throw new ConfigException("node.site", "must be 1 to 255 bytes");
     }
-    section.requireOnly("wan", "peers", "serves", "interception", "lan", "flows", "data-reduction", "client-address");
+    section.requireOnly("wan", "peers", "serves", "interception", "lan", "flows", "data-reduction", "client-address", "peer-http-reuse");
     ConfigTree w = section.get("wan");
     List<Peer> peers = peers(section);
     Interception interception = interception(section.section("interception"));
@@ -166,7 +169,26 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     StoreSettings dataReduction = StoreSettings.from(section.section("data-reduction")); // default 256MiB memory, no disk
     ClientAddress clientAddress = clientAddress(section.section("client-address"), interception.transparent() != null);
     List<String> serves = prefixes(section, "serves"); // default: none (peers' streams are refused)
-    return new ServiceNodeConfig(nodeName, site, wan, peers, interception, lan, flows, dataReduction, clientAddress, serves);
+    PeerReuse peerHttpReuse = peerHttpReuse(section.section("peer-http-reuse"));
+    return new ServiceNodeConfig(nodeName, site, wan, peers, interception, lan, flows, dataReduction, clientAddress, serves, peerHttpReuse);
+  }
+
+  private static PeerReuse peerHttpReuse(ConfigTree r) {
+    r.requireOnly("allow", "max-size", "max-age", "max-reuse", "idle-timeout", "max-profiles");
+    PeerReuse d = PeerReuse.DEFAULTS;
+    boolean allow = r.bool("allow", d.allow()); // default true: a peer's OPEN may ask for reuse
+    int maxSize = r.integer("max-size", d.maxSize(), 1, 1_000_000); // default 10000
+    int maxReuse = r.integer("max-reuse", d.maxReuse(), 1, 1_000_000_000); // default 1000000
+    int maxProfiles = r.integer("max-profiles", d.maxProfiles(), 1, 10_000); // default 64
+    Duration maxAge = r.duration("max-age", d.maxAge()); // default 1d
+    if (maxAge.compareTo(Duration.ofSeconds(1)) < 0) {
+      throw new ConfigException(r.path() + ".max-age", "must be at least 1s");
+    }
+    Duration idle = r.duration("idle-timeout", d.maxIdleTimeout()); // default 60s
+    if (idle.compareTo(Duration.ofMillis(100)) < 0) {
+      throw new ConfigException(r.path() + ".idle-timeout", "must be at least 100ms");
+    }
+    return new PeerReuse(allow, maxSize, maxAge, maxReuse, idle, maxProfiles);
   }
 
   private static ClientAddress clientAddress(ConfigTree c, boolean transparentMode) {

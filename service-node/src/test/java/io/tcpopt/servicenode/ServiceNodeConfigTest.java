@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tcpopt.common.config.ConfigException;
+import io.tcpopt.servicenode.reuse.PeerReuse;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -68,6 +69,18 @@ class ServiceNodeConfigTest {
   }
 
   /** The link block caps the whole peer: the pacing rate is shared by its connections; buffers fit the whole link. */
+  @Test
+  void peerHttpReuseDefaultsAndLimits() {
+    assertEquals(PeerReuse.DEFAULTS, TestNodes.config(BASE, "d", "dc").peerHttpReuse());
+    ServiceNodeConfig c = TestNodes.config(BASE + "  peer-http-reuse: { allow: false, max-size: 5, max-age: 10m, max-reuse: 7, idle-timeout: 2s, "
+        + "max-profiles: 3 }\n", "d", "dc");
+    assertEquals(new PeerReuse(false, 5, Duration.ofMinutes(10), 7, Duration.ofSeconds(2), 3),
+        c.peerHttpReuse());
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> TestNodes.config(BASE + "  peer-http-reuse: { idle-timeout: 10ms }\n", "d", "dc"));
+    assertTrue(e.getMessage().contains("peer-http-reuse.idle-timeout"), e.getMessage());
+  }
+
   @Test
   void pacingSharesTheLinkRateBetweenAPeersConnections() {
     String link = "    link: { bandwidth: 600Mbit, rtt: 100ms, pacing: true }\n";

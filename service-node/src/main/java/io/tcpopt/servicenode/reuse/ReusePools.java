@@ -36,6 +36,29 @@ public final class ReusePools implements AutoCloseable {
     return p.byLoop.computeIfAbsent(loop, l -> new ServerConnectionPool(profile, l, connector, p.idle, metrics));
   }
 
+  /**
+   * Whether a pool of {@code profile} exists or may be created while the node holds at most {@code
+   * max} profiles here: to make room, a profile without idle connections is forgotten (connections
+   * its flows still use empty through their idle timeout, as after a policy change). About {@code
+   * max}: racing callers may each add one.
+   */
+  public boolean roomFor(HttpReuseProfile profile, int max) {
+    if (profiles.containsKey(profile) || profiles.size() < max) {
+      return true;
+    }
+    for (Map.Entry<HttpReuseProfile, PerProfile> e : profiles.entrySet()) {
+      if (e.getValue().idle.get() == 0 && profiles.remove(e.getKey(), e.getValue())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Profiles with pools here. */
+  public int profileCount() {
+    return profiles.size();
+  }
+
   /** Closes every idle connection (each on its own loop). */
   @Override
   public void close() {

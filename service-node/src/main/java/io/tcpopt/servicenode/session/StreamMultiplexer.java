@@ -20,6 +20,7 @@ import io.tcpopt.servicenode.wire.Frame;
 import io.tcpopt.servicenode.wire.GoAwayFrame;
 import io.tcpopt.servicenode.wire.HelloFrame;
 import io.tcpopt.servicenode.wire.OpenFrame;
+import io.tcpopt.servicenode.wire.ServerReuse;
 import io.tcpopt.servicenode.wire.PingFrame;
 import io.tcpopt.servicenode.wire.ReductionFrame;
 import io.tcpopt.servicenode.wire.RstStreamFrame;
@@ -195,7 +196,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   /** Largest first-bytes payload an OPEN may carry. */
   int maxOpenPayload() {
     HelloFrame p = peer;
-    return p == null ? 0 : Math.min(p.maxFrameSize() - OpenFrame.fixedLength(16), p.initialStreamWindow());
+    return p == null ? 0 : Math.min(p.maxFrameSize() - OpenFrame.fixedLength(16) - ServerReuse.ENCODED_LENGTH, p.initialStreamWindow());
   }
 
   /**
@@ -291,7 +292,8 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
    * Opens a stream carrying {@code firstBytes} in its OPEN. Must run on this connection's event
    * loop. Returns null (and leaves {@code firstBytes} with the caller) when no stream can be opened.
    */
-  MuxStream open(long flowId, InetSocketAddress source, InetSocketAddress destination, int openFlags, ByteBuf firstBytes, StreamHandler handler) {
+  MuxStream open(long flowId, InetSocketAddress source, InetSocketAddress destination, int openFlags, ServerReuse serverReuse, ByteBuf firstBytes,
+      StreamHandler handler) {
     HelloFrame p = peer;
     if (!up || closing || goingAway || retiredGoAwaySent || p == null || localOpened >= p.maxStreams() || nextLocalId <= 0
         || firstBytes.readableBytes() > maxOpenPayload() || !ctx.channel().isActive()) {
@@ -304,7 +306,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     streams.put(id, stream);
     activeStreams = streams.size();
     localOpened++;
-    ctx.writeAndFlush(new OpenFrame(id, flowId, source, destination, openFlags, firstBytes), ctx.voidPromise());
+    ctx.writeAndFlush(new OpenFrame(id, flowId, source, destination, openFlags, serverReuse, firstBytes), ctx.voidPromise());
     if (++localOpenedTotal >= local.streamsPerConnection() && !retiring) {
       retire();
     }

@@ -13,6 +13,7 @@ import io.tcpopt.common.transport.ResetCause;
 import io.tcpopt.reduction.PeerReduction;
 import io.tcpopt.reduction.ReductionException;
 import io.tcpopt.servicenode.wire.OpenFrame;
+import io.tcpopt.servicenode.wire.ServerReuse;
 import io.tcpopt.servicenode.wire.WireCodes;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -76,16 +77,18 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     final int openFlags;
     final Duration coalescing;
     final DataReduction dataReduction;
+    final ServerReuse serverReuse;
     ScheduledFuture<?> timer;
 
     Opening(long flowId, InetSocketAddress source, InetSocketAddress destination, int openFlags, Duration coalescing,
-        DataReduction dataReduction) {
+        DataReduction dataReduction, ServerReuse serverReuse) {
       this.flowId = flowId;
       this.source = source;
       this.destination = destination;
       this.openFlags = openFlags;
       this.coalescing = coalescing;
       this.dataReduction = dataReduction;
+      this.serverReuse = serverReuse;
     }
   }
 
@@ -101,11 +104,13 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
    * @param openFlags the OPEN's flags ({@link io.tcpopt.servicenode.wire.OpenFrame#FLAG_TRANSPARENT_SOURCE})
    * @param coalescing how long an OPEN waits for the client's first bytes
    * @param dataReduction the policy's data reduction for both directions (used when both nodes have a chunk cache)
+   * @param serverReuse the policy's HTTP server-reuse profile for the far node, or null
    */
   public static WanStreamUpstream open(StreamMultiplexer connection, long flowId, InetSocketAddress source, InetSocketAddress destination,
-      int openFlags, Duration coalescing, DataReduction dataReduction) {
+      int openFlags, Duration coalescing, DataReduction dataReduction, ServerReuse serverReuse) {
     WanStreamUpstream u = new WanStreamUpstream(connection);
-    u.opening = new Opening(flowId, source, destination, openFlags, coalescing, dataReduction == null ? DataReduction.OFF : dataReduction);
+    u.opening = new Opening(flowId, source, destination, openFlags, coalescing, dataReduction == null ? DataReduction.OFF : dataReduction,
+        serverReuse);
     return u;
   }
 
@@ -263,7 +268,7 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     int limit = peer == null ? connection.maxOpenPayload() : 0;
     ByteBuf first = data.readableBytes() <= limit ? data : data.readRetainedSlice(limit);
     int openFlags = o.openFlags | (peer == null ? 0 : OpenFrame.flags(o.dataReduction));
-    MuxStream s = connection.open(o.flowId, o.source, o.destination, openFlags, first, this);
+    MuxStream s = connection.open(o.flowId, o.source, o.destination, openFlags, o.serverReuse, first, this);
     opening = null;
     if (s == null) {
       first.release();

@@ -232,18 +232,64 @@ final class FrameDecoder extends ByteToMessageDecoder {
     if ((openFlags & ~OpenFrame.KNOWN_FLAGS) != 0 || ((openFlags >> 8) & 3) == 3) {
       throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "OPEN with unknown open-flags 0x" + Integer.toHexString(openFlags));
     }
-    return new OpenFrame(streamId, flowId, source, destination, openFlags, in.readRetainedSlice(end - in.readerIndex()));
+    ServerReuse reuse = (openFlags & OpenFrame.FLAG_SERVER_REUSE) == 0 ? null : decodeServerReuse(in, end - in.readerIndex(), streamId);
+    return new OpenFrame(streamId, flowId, source, destination, openFlags, reuse, in.readRetainedSlice(end - in.readerIndex()));
+  }
+
+  /** The server-reuse block of an OPEN (docs/wire-format.md §5.2), {@code left} payload bytes left. */
+  private static ServerReuse decodeServerReuse(ByteBuf in, int left, int streamId) {
+    if (left < 2) {
+      throw error(WireCodes.GOAWAY_FRAME_SIZE, "OPEN on stream " + streamId + " ends before its server-reuse block");
+    }
+    int version = in.readUnsignedByte();
+    int length = in.readUnsignedByte();
+    if (length > left - 2) {
+      throw error(WireCodes.GOAWAY_FRAME_SIZE, "server-reuse block of " + length + " bytes beyond the OPEN on stream " + streamId);
+    }
+    if (length > ServerReuse.MAX_BODY || (version == ServerReuse.VERSION && length != ServerReuse.BODY_V1)) {
+      throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "server-reuse block version " + version + " of " + length + " bytes on stream " + streamId);
+    }
+    if (version != ServerReuse.VERSION) {
+      in.skipBytes(length);
+      return ServerReuse.notUnderstood(version);
+    }
+    int mask = in.readUnsignedByte();
+    long maxSize = in.readUnsignedInt();
+    long maxAge = in.readUnsignedInt();
+    long maxReuse = in.readUnsignedInt();
+    long idle = in.readUnsignedInt();
+    String problem = ServerReuse.problem(mask, maxSize, maxAge, maxReuse, idle);
+    if (problem != null) {
+      throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, problem + " on stream " + streamId);
+    }
+    return new ServerReuse(version, mask, (int) maxSize, maxAge, (int) maxReuse, idle);
   }
 
   private static InetSocketAddress readAddress(ByteBuf in, int addressLength) {
     byte[] raw = new byte[addressLength];
     in.readBytes(raw);
     int port = in.readUnsignedShort();
+    if (ipv4Mapped(raw)) { // an IPv4 address dressed as IPv6: it would bypass family-specific checks, family 4 says it plainly
+      throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "IPv4-mapped IPv6 address in OPEN");
+    }
     try {
       return new InetSocketAddress(InetAddress.getByAddress(raw), port);
     } catch (UnknownHostException e) {
       throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "bad address in OPEN");
     }
+  }
+
+  /** Whether 16 address bytes are an IPv4-mapped IPv6 address ({@code ::ffff:a.b.c.d}). */
+  private static boolean ipv4Mapped(byte[] raw) {
+    if (raw.length != 16 || raw[10] != (byte) 0xff || raw[11] != (byte) 0xff) {
+      return false;
+    }
+    for (int i = 0; i < 10; i++) {
+      if (raw[i] != 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static WireProtocolException error(int code, String reason) {

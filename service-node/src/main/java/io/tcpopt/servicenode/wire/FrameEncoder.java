@@ -31,7 +31,11 @@ final class FrameEncoder extends MessageToMessageEncoder<Frame> {
       OpenFrame open = (OpenFrame) frame;
       byte[] src = open.source().getAddress().getAddress();
       byte[] dst = open.destination().getAddress().getAddress();
-      int fixed = OpenFrame.fixedLength(src.length);
+      ServerReuse reuse = open.serverReuse();
+      if (reuse != null && !reuse.understood()) {
+        throw new IllegalArgumentException("cannot encode a server-reuse block of version " + reuse.version());
+      }
+      int fixed = OpenFrame.fixedLength(src.length) + (reuse == null ? 0 : reuse.encodedLength());
       ByteBuf header = ctx.alloc().buffer(FrameType.HEADER_LENGTH + fixed);
       writeHeader(header, fixed + open.content().readableBytes(), FrameType.OPEN, 0, open.streamId());
       header.writeLong(open.flowId());
@@ -39,6 +43,11 @@ final class FrameEncoder extends MessageToMessageEncoder<Frame> {
       writeAddress(header, src, open.source());
       writeAddress(header, dst, open.destination());
       header.writeShort(open.openFlags());
+      if (reuse != null) {
+        header.writeByte(ServerReuse.VERSION).writeByte(ServerReuse.BODY_V1);
+        header.writeByte(reuse.sourceMaskBits()).writeInt(reuse.maxSize()).writeInt((int) reuse.maxAgeMillis()).writeInt(reuse.maxReuse())
+            .writeInt((int) reuse.idleTimeoutMillis());
+      }
       out.add(header);
       if (open.content().isReadable()) {
         out.add(open.content().retain());

@@ -19,17 +19,36 @@ public final class OpenFrame extends DefaultByteBufHolder implements Frame {
    * stream is an encoded segment and the OPEN carries no first bytes.
    */
   public static final int DATA_REDUCTION_MASK = 0x0700;
+  /**
+   * open-flags bit 11: a server-reuse block ({@link ServerReuse}) follows the open-flags, before the
+   * first bytes: the opener's policy asks for HTTP server-connection reuse with that profile.
+   */
+  public static final int FLAG_SERVER_REUSE = 0x0800;
   /** Every open-flags bit a peer may set. */
-  public static final int KNOWN_FLAGS = FLAG_TRANSPARENT_SOURCE | DATA_REDUCTION_MASK;
+  public static final int KNOWN_FLAGS = FLAG_TRANSPARENT_SOURCE | DATA_REDUCTION_MASK | FLAG_SERVER_REUSE;
 
   private final int streamId;
   private final long flowId;
   private final InetSocketAddress source;
   private final InetSocketAddress destination;
   private final int openFlags;
+  private final ServerReuse serverReuse;
 
+  /** An OPEN without a server-reuse block ({@code openFlags} must not have {@link #FLAG_SERVER_REUSE}). */
   public OpenFrame(int streamId, long flowId, InetSocketAddress source, InetSocketAddress destination, int openFlags, ByteBuf firstBytes) {
+    this(streamId, flowId, source, destination, openFlags, null, firstBytes);
+  }
+
+  /**
+   * An OPEN; with {@code serverReuse} non-null its open-flags get {@link #FLAG_SERVER_REUSE} and it
+   * carries the block.
+   */
+  public OpenFrame(int streamId, long flowId, InetSocketAddress source, InetSocketAddress destination, int openFlags, ServerReuse serverReuse,
+      ByteBuf firstBytes) {
     super(firstBytes);
+    if (serverReuse == null && (openFlags & FLAG_SERVER_REUSE) != 0) {
+      throw new IllegalArgumentException("open-flags ask for a server-reuse block but none is given");
+    }
     if (source.getAddress() == null || destination.getAddress() == null) {
       throw new IllegalArgumentException("OPEN needs resolved addresses");
     }
@@ -40,7 +59,8 @@ public final class OpenFrame extends DefaultByteBufHolder implements Frame {
     this.flowId = flowId;
     this.source = source;
     this.destination = destination;
-    this.openFlags = openFlags;
+    this.openFlags = serverReuse == null ? openFlags : openFlags | FLAG_SERVER_REUSE;
+    this.serverReuse = serverReuse;
   }
 
   /** Length of an OPEN payload without first bytes, for an address of {@code addressLength} bytes. */
@@ -69,6 +89,11 @@ public final class OpenFrame extends DefaultByteBufHolder implements Frame {
     return openFlags;
   }
 
+  /** The server-reuse block the opener sent, or null (open-flags bit 11 clear). */
+  public ServerReuse serverReuse() {
+    return serverReuse;
+  }
+
   /** The open-flags bits for {@code mode}. */
   public static int flags(DataReduction mode) {
     int compression = switch (mode.compression()) {
@@ -89,6 +114,7 @@ public final class OpenFrame extends DefaultByteBufHolder implements Frame {
 
   @Override
   public String toString() {
-    return "OPEN(stream " + streamId + ", flow " + flowId + ", " + source + " -> " + destination + ", " + content().readableBytes() + " bytes)";
+    return "OPEN(stream " + streamId + ", flow " + flowId + ", " + source + " -> " + destination + ", " + content().readableBytes() + " bytes"
+        + (serverReuse == null ? "" : ", server reuse " + serverReuse) + ")";
   }
 }

@@ -314,13 +314,26 @@ public final class WireOracle {
       fail(GOAWAY_FRAME_SIZE);
       return;
     }
-    p.position(p.position() + addressLength + 2);
+    byte[] source = new byte[addressLength];
+    p.get(source);
+    p.getShort();
+    if (mapped(source)) {
+      fail(GOAWAY_PROTOCOL_ERROR);
+      return;
+    }
     byte[] destination = new byte[addressLength];
     p.get(destination);
     p.getShort();
-    int openFlags = p.getShort() & 0xffff;
-    if ((openFlags & ~0x0701) != 0 || ((openFlags >> 8) & 3) == 3) {
+    if (mapped(destination)) {
       fail(GOAWAY_PROTOCOL_ERROR);
+      return;
+    }
+    int openFlags = p.getShort() & 0xffff;
+    if ((openFlags & ~0x0f01) != 0 || ((openFlags >> 8) & 3) == 3) {
+      fail(GOAWAY_PROTOCOL_ERROR);
+      return;
+    }
+    if ((openFlags & 0x0800) != 0 && !serverReuseBlock(p)) {
       return;
     }
     int first = p.remaining();
@@ -351,6 +364,54 @@ public final class WireOracle {
     streams.put(id, s);
     accepted.add(id);
     acceptedDestinations.add(destination);
+  }
+
+  /** An IPv4-mapped IPv6 address, {@code ::ffff:0:0/96} (section 5.2: PROTOCOL_ERROR in an OPEN). */
+  private static boolean mapped(byte[] address) {
+    if (address.length != 16) {
+      return false;
+    }
+    for (int i = 0; i < 10; i++) {
+      if (address[i] != 0) {
+        return false;
+      }
+    }
+    return address[10] == (byte) 0xff && address[11] == (byte) 0xff;
+  }
+
+  /**
+   * The server-reuse block after the open-flags (bit 11), read as section 5.2 gives it: false after
+   * failing the connection. A block of another version is skipped.
+   */
+  private boolean serverReuseBlock(ByteBuffer p) {
+    if (p.remaining() < 2) {
+      fail(GOAWAY_FRAME_SIZE);
+      return false;
+    }
+    int version = p.get() & 0xff;
+    int length = p.get() & 0xff;
+    if (length > p.remaining()) {
+      fail(GOAWAY_FRAME_SIZE);
+      return false;
+    }
+    if (length > 64 || (version == 1 && length != 17)) {
+      fail(GOAWAY_PROTOCOL_ERROR);
+      return false;
+    }
+    if (version != 1) {
+      p.position(p.position() + length);
+      return true;
+    }
+    int maskBits = p.get() & 0xff;
+    long maxSize = p.getInt() & 0xffff_ffffL;
+    long maxAge = p.getInt() & 0xffff_ffffL;
+    long maxReuse = p.getInt() & 0xffff_ffffL;
+    long idle = p.getInt() & 0xffff_ffffL;
+    if (maskBits > 32 || maxSize < 1 || maxSize > 1_000_000 || maxAge < 1000 || maxReuse < 1 || maxReuse > 1_000_000_000 || idle < 100) {
+      fail(GOAWAY_PROTOCOL_ERROR);
+      return false;
+    }
+    return true;
   }
 
   /** The open stream {@code id}, or null: ignored when it was opened before, a connection error when never. */

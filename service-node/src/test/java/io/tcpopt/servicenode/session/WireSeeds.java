@@ -12,6 +12,7 @@ import io.tcpopt.servicenode.wire.OpenFrame;
 import io.tcpopt.servicenode.wire.PingFrame;
 import io.tcpopt.servicenode.wire.ReductionFrame;
 import io.tcpopt.servicenode.wire.RstStreamFrame;
+import io.tcpopt.servicenode.wire.ServerReuse;
 import io.tcpopt.servicenode.wire.WindowUpdateFrame;
 import io.tcpopt.servicenode.wire.WireCodes;
 import java.io.IOException;
@@ -52,6 +53,7 @@ public final class WireSeeds {
     m.put("open-ipv4", () -> new OpenFrame(5, 42, SRC4, DST4, 0, text("GET / HTTP/1.1\r\n")));
     m.put("open-ipv6", () -> new OpenFrame(5, 43, SRC6, DST6, OpenFrame.FLAG_TRANSPARENT_SOURCE, Unpooled.EMPTY_BUFFER));
     m.put("open-reduction", () -> new OpenFrame(5, 44, SRC4, DST4, 0x0600, Unpooled.EMPTY_BUFFER));
+    m.put("open-reuse", () -> new OpenFrame(5, 45, SRC4, DST4, 0, new ServerReuse(1, 0, 64, 3_600_000, 1000, 4000), text("GET / HTTP/1.1\r\n")));
     m.put("data", () -> new DataFrame(1, text("hello, world"), false));
     m.put("data-end", () -> new DataFrame(3, Unpooled.wrappedBuffer(new byte[100]), true));
     m.put("data-encoded", () -> {

@@ -7,14 +7,21 @@
 #      random file A, A again, A with 1% changed (1 KiB runs at random places), the corpus
 #      (bench/tools/corpus.py --size 200M --seed 1), a random file never sent before.
 #      WAN bytes = bytes received on the branch's WAN interface during the transfer (IP, TCP and
-#      TLS overhead included); CPU = user+system seconds of both node processes during it.
+#      TLS overhead included); CPU = user+system seconds of both node processes during it (and of
+#      each node: cpu_branch_s, cpu_dc_s).
 #      REDUCTION_WINDOW (default 32MiB) is both modes' wan.stream-window; REDUCTION_MB the file size.
+#      REDUCTION_WARMUP (default 3): unrecorded downloads of a throwaway random file (REDUCTION_WARMUP_MB,
+#      default 100) before each mode's measured transfers, the first new and the others repeats, so that
+#      the figures are the nodes' steady state rather than the JIT compiling them (in a fresh node the
+#      C2 compiler threads took 40-60% of its CPU during the first minute); 0 measures cold nodes, as
+#      runs 1-3 of docs/benchmarks.md did.
 # Results: reduction.csv, reduction.png in the results folder.
 
 REDUCTION_MB="${REDUCTION_MB:-200}" REDUCTION_RTT=100 REDUCTION_PORT=8090
 # Both modes run with this stream window (empty: the node's default, the link's BDP): credit counts
 # LAN bytes, so a window of one BDP caps a reduced stream at the link rate however little crosses.
 REDUCTION_WINDOW="${REDUCTION_WINDOW-32MiB}"
+REDUCTION_WARMUP="${REDUCTION_WARMUP:-3}" REDUCTION_WARMUP_MB="${REDUCTION_WARMUP_MB:-100}"
 
 reduction_files() { # the test files, made once per state directory
   local d="$STATE_DIR/reduction"
@@ -22,6 +29,8 @@ reduction_files() { # the test files, made once per state directory
   [ -s "$d/random-a.bin" ] || head -c "${REDUCTION_MB}M" /dev/urandom > "$d/random-a.bin"
   [ -s "$d/random-b.bin" ] || head -c "${REDUCTION_MB}M" /dev/urandom > "$d/random-b.bin"
   [ -s "$d/random-c.bin" ] || head -c "${REDUCTION_MB}M" /dev/urandom > "$d/random-c.bin"
+  [ "$(stat -c %s "$d/warm-up.bin" 2> /dev/null || echo 0)" = $((REDUCTION_WARMUP_MB << 20)) ] ||
+    head -c "${REDUCTION_WARMUP_MB}M" /dev/urandom > "$d/warm-up.bin"
   [ -s "$d/corpus.bin" ] || "$PYTHON" "$BENCH_DIR/tools/corpus.py" --size "${REDUCTION_MB}M" --seed 1 --out "$d/corpus.bin"
   [ -s "$d/edited.bin" ] || "$PYTHON" - "$d/random-a.bin" "$d/edited.bin" <<'PY'
 import random, sys
@@ -42,25 +51,28 @@ wan_rx_bytes() { # bytes received on the branch's WAN interface so far
 }
 
 reduction_transfer() { # reduction_transfer MODE NAME FILE
-  local mode="$1" name="$2" file="$3" json rx0 rx1 cpu0 cpu1 expected
+  local mode="$1" name="$2" file="$3" json rx0 rx1 cpu0 cpu1 expected b0 b1 d0 d1
   expected="$(sha256sum "$file" | cut -d' ' -f1)"
   json="$RESULTS/logs/reduction-$mode-$name.json"
   rx0="$(wan_rx_bytes)"; cpu0="$(cpu_seconds "${TCPOPT_PIDS[@]}")"
+  b0="$(cpu_seconds "${TCPOPT_PIDS[0]}")"; d0="$(cpu_seconds "${TCPOPT_PIDS[1]}")"
   ip netns exec "$NS_CLIENT" timeout 300 "$PYTHON" "$BENCH_DIR/tools/fileserve.py" get --host "$SERVER_IP" --port "$REDUCTION_PORT" \
     --name "$(basename "$file")" > "$json" 2> "$RESULTS/logs/reduction-$mode-$name.err" || true
   rx1="$(wan_rx_bytes)"; cpu1="$(cpu_seconds "${TCPOPT_PIDS[@]}")"
+  b1="$(cpu_seconds "${TCPOPT_PIDS[0]}")"; d1="$(cpu_seconds "${TCPOPT_PIDS[1]}")"
   local row
-  row="$("$PYTHON" - "$json" "$expected" "$rx0" "$rx1" "$cpu0" "$cpu1" <<'PY'
+  row="$("$PYTHON" - "$json" "$expected" "$rx0" "$rx1" "$cpu0" "$cpu1" "$b0" "$b1" "$d0" "$d1" <<'PY'
 import json, sys
 wan = int(sys.argv[4]) - int(sys.argv[3]); cpu = float(sys.argv[6]) - float(sys.argv[5])
+split = ",%.2f,%.2f" % (float(sys.argv[8]) - float(sys.argv[7]), float(sys.argv[10]) - float(sys.argv[9]))
 try:
     r = json.load(open(sys.argv[1]))
     ok = "ok" if r["sha256"] == sys.argv[2] else "sha256-mismatch"
     lan, s = r["bytes"], r["seconds"]
-    print("%d,%d,%.2f,%.2f,%.1f,%.2f,%.2f,%s" % (lan, wan, 100.0 * wan / lan if lan else 0, s, lan * 8 / s / 1e6 if s else 0,
-                                                cpu, cpu / (lan / 1e9) if lan else 0, ok))
+    print("%d,%d,%.2f,%.2f,%.1f,%.2f,%.2f,%s%s" % (lan, wan, 100.0 * wan / lan if lan else 0, s, lan * 8 / s / 1e6 if s else 0,
+                                                  cpu, cpu / (lan / 1e9) if lan else 0, ok, split))
 except Exception as e:
-    print("0,%d,0,0,0,%.2f,0,failed" % (wan, cpu))
+    print("0,%d,0,0,0,%.2f,0,failed%s" % (wan, cpu, split))
 PY
 )"
   echo "$mode,$name,$row" >> "$RESULTS/reduction.csv"
@@ -68,7 +80,7 @@ PY
 }
 
 reduction_experiments() {
-  header reduction.csv "mode,transfer,lan_bytes,wan_bytes,wan_pct,seconds,mbit_s,cpu_s,cpu_s_per_gb,status"
+  header reduction.csv "mode,transfer,lan_bytes,wan_bytes,wan_pct,seconds,mbit_s,cpu_s,cpu_s_per_gb,status,cpu_branch_s,cpu_dc_s"
   local files mode policy
   files="$(reduction_files)"
   "$TESTBED_DIR/up.sh" --rtt "$REDUCTION_RTT" --rate "$LINK_MBIT" --loss 0 --queue 1000
@@ -82,6 +94,11 @@ reduction_experiments() {
       > "$RESULTS/logs/start-reduction-$mode.txt" 2>&1 || fail "tcpopt did not start ($mode): $(tail -2 "$RESULTS/logs/start-reduction-$mode.txt")"
     TCPOPT_PIDS=($("$TESTBED_DIR/tcpopt-nodes.sh" pids)) TCPOPT_WHERE=()
     progress "[11] data reduction $mode"
+    local w
+    for w in $(seq "$REDUCTION_WARMUP"); do # unrecorded: the JIT compiles the data path
+      ip netns exec "$NS_CLIENT" timeout 300 "$PYTHON" "$BENCH_DIR/tools/fileserve.py" get --host "$SERVER_IP" --port "$REDUCTION_PORT" \
+        --name warm-up.bin > "$RESULTS/logs/reduction-$mode-warm-up-$w.json" 2>&1 || true
+    done
     if [ "$mode" = off ]; then
       reduction_transfer off random "$files/random-b.bin"
       reduction_transfer off random-again "$files/random-b.bin"

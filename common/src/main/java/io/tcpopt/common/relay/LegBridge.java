@@ -66,6 +66,9 @@ public final class LegBridge implements UpstreamListener {
   private boolean upstreamEnded;
   private boolean legOutputShut;
   private boolean finished;
+  /** A flush of the leg is queued on the loop ({@link #onDataComplete}). */
+  private boolean legFlushScheduled;
+  private final Runnable flushLeg = this::flushLeg;
   /** Null when the flow never times out, and until the leg is joined. */
   private IdleTimer idle;
 
@@ -268,9 +271,22 @@ public final class LegBridge implements UpstreamListener {
     writeToLeg(data);
   }
 
+  /**
+   * The upstream delivered what it had for now (a WAN stream: after each DATA frame). The leg is
+   * flushed once per turn of the event loop, after the whole read burst, not once per frame: one
+   * system call for every frame that one WAN read brought, instead of one each.
+   */
   @Override
   public void onDataComplete() {
-    if (legJoined && !finished && leg.eventLoop() == loop) {
+    if (legJoined && !finished && leg.eventLoop() == loop && !legFlushScheduled) {
+      legFlushScheduled = true;
+      loop.execute(flushLeg);
+    }
+  }
+
+  private void flushLeg() {
+    legFlushScheduled = false;
+    if (!finished) {
       leg.flush();
     }
   }

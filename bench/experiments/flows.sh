@@ -10,7 +10,8 @@
 #   7  flow rate: new flows back to back (connect, 1 KiB echo, the server closes), 64 at a time, for
 #      FR_SECONDS, at 2 ms and 100 ms RTT, direct and tcpopt: flows/s, setup latency p50/p99
 #      (connect() to the first echoed byte), whole-flow p50/p99, and the CPU the two nodes spent per
-#      flow (ms, from /proc: robust against the load others put on the machine); every byte checked.
+#      flow (ms, from /proc: robust against the load others put on the machine) and the client and
+#      echo server together (their own CPU, system calls included); every byte checked.
 #
 # The pair runs with settings for many flows (FLOWS_TCPOPT_* below, the environment may override
 # them): the testbed has one client address, which holds every flow (flows.max-per-client), and
@@ -136,28 +137,51 @@ cpu_ticks() { # cpu_ticks PID...: user + system clock ticks of the processes tog
   echo "$total"
 }
 
+# FLOWS_JFR=1: each tcpopt node records a Java Flight Recording (settings=profile) during each flow
+# rate run, logs/jfr-NODE-rttRTT.jfr (the setup path's profile; the recording costs CPU: a run with
+# it is a diagnosis, not a figure).
+flows_jfr() { # flows_jfr start|stop RTT
+  [ "${FLOWS_JFR:-0}" = 1 ] && [ "$mode" = tcpopt ] || return 0
+  local i=0 node
+  for node in branch dc; do
+    if [ "$1" = start ]; then
+      jcmd "${TCPOPT_PIDS[$i]}" JFR.start name=rate settings=profile filename="$RESULTS/logs/jfr-$node-rtt$2.jfr" > /dev/null 2>&1 || true
+    else
+      jcmd "${TCPOPT_PIDS[$i]}" JFR.stop name=rate > /dev/null 2>&1 || true
+    fi
+    i=$((i + 1))
+  done
+}
+
 flow_rate_run() { # flow_rate_run MODE RTT -> a row of flow_rate.csv
-  local mode="$1" rtt="$2" json="$RESULTS/logs/flow-rate-$1-rtt$2.json" ticks0 ticks1
+  local mode="$1" rtt="$2" json="$RESULTS/logs/flow-rate-$1-rtt$2.json" ticks0 ticks1 server0 server1
+  flows_jfr start "$rtt"
   ticks0="$(cpu_ticks "${TCPOPT_PIDS[@]}")"
+  server0="$(cpu_ticks "${PIDS[flowgen-close]}")"
   flowgen_client rate --port "$FR_PORT" --size "$FR_SIZE" --concurrency "$FR_CONCURRENCY" --duration "$FR_SECONDS" --deadline 15 \
     > "$json" 2> "$RESULTS/logs/flow-rate-$mode-rtt$rtt.err" || true
   ticks1="$(cpu_ticks "${TCPOPT_PIDS[@]}")"
+  server1="$(cpu_ticks "${PIDS[flowgen-close]}")"
+  flows_jfr stop "$rtt"
   local row
-  row="$("$PYTHON" - "$json" "$((ticks1 - ticks0))" "$(getconf CLK_TCK)" <<'PY'
+  # endpoints: the client's own CPU (flowgen reports its rusage) and the echo server's (/proc)
+  row="$("$PYTHON" - "$json" "$((ticks1 - ticks0))" "$(getconf CLK_TCK)" "$((server1 - server0))" <<'PY'
 import json, sys
 try:
     d = json.load(open(sys.argv[1]))
 except Exception:
-    print("0,0,0,0,0,0,0,0,0,failed: no result"); sys.exit()
+    print("0,0,0,0,0,0,0,0,0,0,failed: no result"); sys.exit()
 status = "ok" if d["completed"] == d["started"] and not d["errors"] and not d["mismatched_bytes"] else "errors: " + d["last_error"][:60].replace(",", ";")
-cpu_ms = int(sys.argv[2]) * 1000 / int(sys.argv[3]) / d["completed"] if d["completed"] else 0
-print("%d,%d,%d,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%s" % (d["started"], d["completed"], d["errors"], d["flows_per_s"], d["setup_p50_ms"], d["setup_p99_ms"],
-      d["flow_p50_ms"], d["flow_p99_ms"], cpu_ms, status))
+hz = int(sys.argv[3])
+cpu_ms = int(sys.argv[2]) * 1000 / hz / d["completed"] if d["completed"] else 0
+ends_ms = (d.get("client_cpu_s", 0) * 1000 + int(sys.argv[4]) * 1000 / hz) / d["completed"] if d["completed"] else 0
+print("%d,%d,%d,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%s" % (d["started"], d["completed"], d["errors"], d["flows_per_s"], d["setup_p50_ms"], d["setup_p99_ms"],
+      d["flow_p50_ms"], d["flow_p99_ms"], cpu_ms, ends_ms, status))
 PY
 )"
   echo "$mode,$rtt,$row" >> "$RESULTS/flow_rate.csv"
-  IFS=, read -r _ done errors rate s50 s99 _ _ cpu status <<< "$row"
-  progress "  $mode rtt=${rtt}ms: $rate flows/s ($done flows, $errors errors), setup p50 $s50 ms p99 $s99 ms, nodes' CPU $cpu ms/flow ($status)"
+  IFS=, read -r _ done errors rate s50 s99 _ _ cpu ends status <<< "$row"
+  progress "  $mode rtt=${rtt}ms: $rate flows/s ($done flows, $errors errors), setup p50 $s50 ms p99 $s99 ms, nodes' CPU $cpu ms/flow, client + server $ends ms/flow ($status)"
 }
 
 # Experiments 6 and 7 on their own testbed (the link at 1 Gbit/s), each mode started once.

@@ -411,11 +411,14 @@ static int client(int hold, const char *host, int port, long size, int concurren
     }
     qsort(r.setup, (size_t)r.samples, sizeof(double), cmp_double);
     qsort(r.complete, (size_t)r.samples, sizeof(double), cmp_double);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru); /* this client's own CPU (user + system), for the CPU per flow beside the relay's */
+    double cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
     printf("{\"mode\": \"rate\", \"size\": %ld, \"concurrency\": %d, \"started\": %ld, \"completed\": %ld, \"errors\": %ld, "
         "\"mismatched_bytes\": %ld, \"seconds\": %.3f, \"flows_per_s\": %.1f, \"setup_p50_ms\": %.3f, \"setup_p99_ms\": %.3f, "
-        "\"flow_p50_ms\": %.3f, \"flow_p99_ms\": %.3f, \"last_error\": \"%s\"}\n",
+        "\"flow_p50_ms\": %.3f, \"flow_p99_ms\": %.3f, \"client_cpu_s\": %.3f, \"last_error\": \"%s\"}\n",
         size, concurrency, r.started, r.completed, r.errors, r.mismatches, opened_s, r.completed / opened_s, pct(r.setup, r.samples, 50) * 1e3,
-        pct(r.setup, r.samples, 99) * 1e3, pct(r.complete, r.samples, 50) * 1e3, pct(r.complete, r.samples, 99) * 1e3, r.last_error);
+        pct(r.setup, r.samples, 99) * 1e3, pct(r.complete, r.samples, 50) * 1e3, pct(r.complete, r.samples, 99) * 1e3, cpu_s, r.last_error);
     return r.completed == r.started && r.errors == 0 && r.mismatches == 0 ? 0 : 1;
   }
   /* hold: report, keep the idle flows (watching for closes), then close them all */

@@ -209,6 +209,8 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
       cannot = "no peer site serves " + HostPort.address(destination.getAddress());
     } else if ((connection = sessions.pick(site, client.eventLoop())) == null) {
       cannot = "no session up to site " + site;
+    } else if (!connection.reserveOpen()) {
+      cannot = "WAN connection to site " + site + " at the peer's max-streams";
     }
     if (cannot != null) {
       passThrough(client, source, destination, cannot);
@@ -216,6 +218,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     }
     Admitted admitted = admit(source.getAddress(), Carriage.OPTIMIZED, connection);
     if (!admitted.granted()) {
+      connection.releaseOpen();
       if (admitted.passThrough()) {
         passThrough(client, source, destination, admitted.reason());
       } else {

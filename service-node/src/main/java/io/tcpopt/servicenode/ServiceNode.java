@@ -18,6 +18,7 @@ import io.tcpopt.common.transport.NettyTransport;
 import io.tcpopt.servicenode.admission.Admission;
 import io.tcpopt.servicenode.admission.BufferBudget;
 import io.tcpopt.servicenode.flow.FlowTable;
+import io.tcpopt.servicenode.memory.IdleMemoryReturn;
 import io.tcpopt.servicenode.flow.FlowTableSnapshot;
 import io.tcpopt.servicenode.intercept.HandoffListener;
 import io.tcpopt.servicenode.intercept.InterceptListener;
@@ -83,6 +84,7 @@ public final class ServiceNode implements AutoCloseable {
   private final HostAddresses hostAddresses;
   private final DestinationGuard destinations;
   private io.netty.util.concurrent.ScheduledFuture<?> hostAddressesRefresh;
+  private io.netty.util.concurrent.ScheduledFuture<?> memoryReturn;
   private final WanReduction reduction;
   private final Map<String, AtomicInteger> upByPeer = new ConcurrentHashMap<>();
   private final EventLoopGroup boss;
@@ -257,6 +259,9 @@ public final class ServiceNode implements AutoCloseable {
     destinations.ownPorts(ports);
     long every = HOST_ADDRESSES_REFRESH.toMillis();
     hostAddressesRefresh = GlobalEventExecutor.INSTANCE.scheduleAtFixedRate(hostAddresses::refresh, every, every, TimeUnit.MILLISECONDS);
+    IdleMemoryReturn memory = IdleMemoryReturn.forNode(config.nodeName(), flows::activeCount);
+    memoryReturn = GlobalEventExecutor.INSTANCE.scheduleAtFixedRate(memory::check, IdleMemoryReturn.checkMillis(), IdleMemoryReturn.checkMillis(),
+        TimeUnit.MILLISECONDS);
     if (config.serves().isEmpty() && !config.peers().isEmpty()) {
       log.warn("node {}: service-node.serves is empty, so streams its peers open are refused; list the prefixes site {} serves",
           config.nodeName(), config.site());
@@ -454,6 +459,9 @@ public final class ServiceNode implements AutoCloseable {
     closed = true;
     if (hostAddressesRefresh != null) {
       hostAddressesRefresh.cancel(false);
+    }
+    if (memoryReturn != null) {
+      memoryReturn.cancel(false);
     }
     rules.forEach(TproxyRules::close);
     router.close();

@@ -65,6 +65,8 @@ public final class LegBridge implements UpstreamListener {
   private boolean upstreamOutputEnded;
   private boolean upstreamEnded;
   private boolean legOutputShut;
+  /** The leg is being closed for its FIN ({@link #endLeg}): its going inactive is that, not a failure. */
+  private boolean legClosingForFin;
   private boolean finished;
   /** A flush of the leg is queued on the loop ({@link #onDataComplete}). */
   private boolean legFlushScheduled;
@@ -328,9 +330,15 @@ public final class LegBridge implements UpstreamListener {
     }
   }
 
-  /** The leg's FIN, after everything written to it. */
+  /**
+   * The leg's FIN, after everything written to it: by closing the leg when its input already ended
+   * and this side's end was delivered (nothing left to read, nothing that could still need a reset
+   * of this leg), else by shutting its output.
+   */
   private void endLeg() {
-    Legs.shutdownOutputAfterWrites(leg).addListener(f -> run(() -> {
+    boolean last = legInputEnded && upstreamOutputEnded;
+    legClosingForFin = last;
+    (last ? Legs.closeAfterWrites(leg) : Legs.shutdownOutputAfterWrites(leg)).addListener(f -> run(() -> {
       if (f.isSuccess()) {
         legOutputShut = true;
         maybeFinish();
@@ -447,8 +455,10 @@ public final class LegBridge implements UpstreamListener {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
       run(() -> {
-        if (legInputEnded && legOutputShut) {
-          return; // both directions finished at the socket; what was read still drains to the upstream
+        if (legInputEnded && (legOutputShut || legClosingForFin)) {
+          // both directions finished at the socket (what was read still drains to the upstream), or
+          // this is the close that sends the leg's FIN: its future says whether it went out
+          return;
         }
         abort(ResetCause.CONNECTION_RESET, legName + " closed before the flow completed");
       });

@@ -32,6 +32,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,6 +78,12 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   private volatile boolean up;
   private volatile boolean closing;
   private volatile int activeStreams;
+  /**
+   * Flows that picked this connection and will open a stream on it (lazily, with their first bytes
+   * or after the coalescing delay): counted against the peer's max-streams with the open ones, so
+   * that a burst of new flows cannot pick a connection beyond it and then fail to open.
+   */
+  private final AtomicInteger pendingOpens = new AtomicInteger();
   /** Took no new flows since it opened its {@code streamsPerConnection} streams; its GOAWAY follows. */
   private volatile boolean retiring;
   private boolean retiredGoAwaySent;
@@ -121,7 +128,34 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   /** True when a new stream may be opened here (approximate off the event loop). */
   public boolean canOpen() {
     HelloFrame p = peer;
-    return up && !closing && !goingAway && !retiring && p != null && activeStreams < p.maxStreams() && nextLocalId > 0;
+    return up && !closing && !goingAway && !retiring && p != null && activeStreams + pendingOpens.get() < p.maxStreams() && nextLocalId > 0;
+  }
+
+  /**
+   * Reserves one of the peer's max-streams for a flow that will open its stream here: false when
+   * the open streams and the reservations already reach it (the flow goes elsewhere, or passes
+   * through). Any thread; given back by {@link WanStreamUpstream} when its OPEN is out or it ends
+   * before, or with {@link #releaseOpen}.
+   */
+  public boolean reserveOpen() {
+    HelloFrame p = peer;
+    if (p == null) {
+      return false;
+    }
+    for (;;) {
+      int n = pendingOpens.get();
+      if (activeStreams + n >= p.maxStreams()) {
+        return false;
+      }
+      if (pendingOpens.compareAndSet(n, n + 1)) {
+        return true;
+      }
+    }
+  }
+
+  /** Gives back a reservation of {@link #reserveOpen}. Any thread. */
+  public void releaseOpen() {
+    pendingOpens.decrementAndGet();
   }
 
   public int activeStreams() {

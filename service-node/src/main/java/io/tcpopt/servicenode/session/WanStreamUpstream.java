@@ -98,8 +98,9 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
   }
 
   /**
-   * A stream to be opened on {@code connection} for the flow {@code source → destination}. Any
-   * thread; nothing is sent before {@link #start}.
+   * A stream to be opened on {@code connection} for the flow {@code source → destination}, which
+   * holds a reservation of {@link StreamMultiplexer#reserveOpen} (given back once the OPEN is out,
+   * or when the upstream ends before). Any thread; nothing is sent before {@link #start}.
    *
    * @param openFlags the OPEN's flags ({@link io.tcpopt.servicenode.wire.OpenFrame#FLAG_TRANSPARENT_SOURCE})
    * @param coalescing how long an OPEN waits for the client's first bytes
@@ -264,6 +265,7 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     if (o.timer != null) {
       o.timer.cancel(false);
     }
+    connection.releaseOpen(); // the stream is open (it counts as such) or never will be
     PeerReduction peer = o.dataReduction.isOff() ? null : connection.reduction().peer(connection);
     int limit = peer == null ? connection.maxOpenPayload() : 0;
     ByteBuf first = data.readableBytes() <= limit ? data : data.readRetainedSlice(limit);
@@ -334,8 +336,11 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
       return;
     }
     gone = true;
-    if (opening != null && opening.timer != null) {
-      opening.timer.cancel(false);
+    if (opening != null) {
+      if (opening.timer != null) {
+        opening.timer.cancel(false);
+      }
+      connection.releaseOpen();
     }
     opening = null;
     if (firstBytes != null) {

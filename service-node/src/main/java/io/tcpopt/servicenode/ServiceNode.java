@@ -263,8 +263,8 @@ public final class ServiceNode implements AutoCloseable {
     memoryReturn = GlobalEventExecutor.INSTANCE.scheduleAtFixedRate(memory::check, IdleMemoryReturn.checkMillis(), IdleMemoryReturn.checkMillis(),
         TimeUnit.MILLISECONDS);
     if (config.serves().isEmpty() && !config.peers().isEmpty()) {
-      log.warn("node {}: service-node.serves is empty, so streams its peers open are refused; list the prefixes site {} serves",
-          config.nodeName(), config.site());
+      log.warn("node {}: service-node.serves is empty, so streams its peers open are refused until a policy names the prefixes site {} "
+          + "serves (sites.{}.serves); or list them in service-node.serves", config.nodeName(), config.site(), config.site());
     }
   }
 
@@ -286,6 +286,30 @@ public final class ServiceNode implements AutoCloseable {
    */
   public void registeredPeers(List<TrustedPeer> peers) {
     authority.registered(peers);
+  }
+
+  /**
+   * Takes the prefixes {@code policy} gives this node's site ({@code sites: { SITE: { serves } }})
+   * as the destinations it connects peers' streams to, unless its config lists {@code serves}
+   * (which then stays in force: {@link DestinationGuard}). Null: no policy.
+   */
+  public void servesFromPolicy(PolicyDocument policy) {
+    List<Cidr> prefixes = policy == null ? List.of() : policy.servedBy(config.site());
+    List<Cidr> before = destinations.served();
+    boolean used = destinations.fromPolicy(config.site(), prefixes);
+    if (!config.serves().isEmpty()) {
+      if (!prefixes.isEmpty()) {
+        log.info("node {}: the policy's sites.{}.serves is ignored, service-node.serves in its config takes precedence", config.nodeName(),
+            config.site());
+      }
+    } else if (!before.equals(destinations.served())) {
+      log.info("node {}: serves {} (the policy's sites.{}.serves)", config.nodeName(), used ? prefixes : "no destination", config.site());
+    }
+  }
+
+  /** The destinations this node connects peers' streams to: its config's {@code serves}, else its site's in the policy. */
+  public List<Cidr> servedPrefixes() {
+    return destinations.served();
   }
 
   /** Replaces the policy for new flows; flows already running keep their verdict. */

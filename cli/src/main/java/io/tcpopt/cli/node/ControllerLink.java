@@ -129,6 +129,7 @@ final class ControllerLink implements AutoCloseable {
       for (String unusable : node.checkSslProfiles(document)) {
         log.warn("node {}: {}; its flows go on without it", node.config().nodeName(), unusable);
       }
+      node.servesFromPolicy(document);
       node.decider(NodeMeters.timed(PolicyDecider.of(compiled), registry));
       policyVersion = policy.getInfo().getVersion();
       log.info("node {}: enforcing policy {} v{} from the controller", node.config().nodeName(), policy.getInfo().getName(),

@@ -193,6 +193,7 @@ final class IntegratedServiceNode implements LocalServiceNode {
 
   @Override
   public void decider(FlowDispatcher dispatcher) {
+    node.servesFromPolicy(dispatcher.document());
     node.decider(NodeMeters.timed(PolicyDecider.of(dispatcher), registry));
   }
 }

@@ -74,6 +74,7 @@ public final class NodeRuntime implements AutoCloseable {
       warnAboutHost(snConfig);
       serviceNode = ServiceNode.start(snConfig, NodeMeters.timed(decider, registry), registry);
       started.push(serviceNode);
+      serviceNode.servesFromPolicy(bootstrap);
       if (bootstrap != null) {
         List<String> unusable = serviceNode.checkSslProfiles(bootstrap);
         if (!unusable.isEmpty()) {

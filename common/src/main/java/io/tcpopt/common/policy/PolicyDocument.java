@@ -29,6 +29,8 @@ import org.yaml.snakeyaml.Yaml;
  *   DC100: [198.19.1.0/24, 2001:db8:100::/48]
  * service-node-groups:
  *   SNG-APPQOE: { site: branch }
+ * sites:                            # what each site serves: its far nodes connect peers' streams only there
+ *   dc: { serves: [DC100] }         # prefix lists or prefixes
  * tcp-profiles:
  *   bulk: { parent: tcp-wan-optimized, send-buffer: 32MiB }
  * http-reuse-profiles:                # and client-ssl-profiles, server-ssl-profiles (ServiceProfiles)
@@ -53,6 +55,7 @@ public final class PolicyDocument {
   private final String name;
   private final Map<String, List<Cidr>> prefixLists;
   private final Map<String, ServiceNodeGroup> serviceNodeGroups;
+  private final Map<String, List<Cidr>> siteServes;
   private final Map<String, TcpProfileDefinition> tcpProfiles;
   private final Map<String, TcpProfile> resolvedProfiles;
   private final ServiceProfiles serviceProfiles;
@@ -63,6 +66,7 @@ public final class PolicyDocument {
       String name,
       Map<String, List<Cidr>> prefixLists,
       Map<String, ServiceNodeGroup> serviceNodeGroups,
+      Map<String, List<Cidr>> siteServes,
       Map<String, TcpProfileDefinition> tcpProfiles,
       Map<String, TcpProfile> resolvedProfiles,
       ServiceProfiles serviceProfiles,
@@ -71,6 +75,7 @@ public final class PolicyDocument {
     this.name = Objects.requireNonNull(name);
     this.prefixLists = Collections.unmodifiableMap(new LinkedHashMap<>(prefixLists));
     this.serviceNodeGroups = Collections.unmodifiableMap(new LinkedHashMap<>(serviceNodeGroups));
+    this.siteServes = Collections.unmodifiableMap(new LinkedHashMap<>(siteServes));
     this.tcpProfiles = Collections.unmodifiableMap(new LinkedHashMap<>(tcpProfiles));
     this.resolvedProfiles = Collections.unmodifiableMap(new LinkedHashMap<>(resolvedProfiles));
     this.serviceProfiles = Objects.requireNonNull(serviceProfiles);
@@ -114,6 +119,19 @@ public final class PolicyDocument {
 
   public Map<String, ServiceNodeGroup> serviceNodeGroups() {
     return serviceNodeGroups;
+  }
+
+  /**
+   * The destinations each site serves ({@code sites: { NAME: { serves: [...] } }}), prefix lists
+   * resolved to their prefixes, by site name in document order.
+   */
+  public Map<String, List<Cidr>> siteServes() {
+    return siteServes;
+  }
+
+  /** The prefixes {@code site} serves by this policy; empty when the policy does not say. */
+  public List<Cidr> servedBy(String site) {
+    return siteServes.getOrDefault(site, List.of());
   }
 
   /** The user-defined profiles as written (overrides and parent); see {@link #resolvedProfiles()}. */
@@ -168,6 +186,11 @@ public final class PolicyDocument {
       Map<String, Object> groups = new LinkedHashMap<>();
       serviceNodeGroups.forEach((n, g) -> groups.put(n, Map.of("site", g.site())));
       root.put("service-node-groups", groups);
+    }
+    if (!siteServes.isEmpty()) {
+      Map<String, Object> sites = new LinkedHashMap<>();
+      siteServes.forEach((n, cidrs) -> sites.put(n, Map.of("serves", cidrs.stream().map(Cidr::toString).toList())));
+      root.put("sites", sites);
     }
     if (!tcpProfiles.isEmpty()) {
       Map<String, Object> profiles = new LinkedHashMap<>();
@@ -266,6 +289,7 @@ public final class PolicyDocument {
     return name.equals(d.name)
         && prefixLists.equals(d.prefixLists)
         && serviceNodeGroups.equals(d.serviceNodeGroups)
+        && siteServes.equals(d.siteServes)
         && tcpProfiles.equals(d.tcpProfiles)
         && serviceProfiles.equals(d.serviceProfiles)
         && sequences.equals(d.sequences)
@@ -274,7 +298,7 @@ public final class PolicyDocument {
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, prefixLists, serviceNodeGroups, tcpProfiles, serviceProfiles, sequences, defaultAction);
+    return Objects.hash(name, prefixLists, serviceNodeGroups, siteServes, tcpProfiles, serviceProfiles, sequences, defaultAction);
   }
 
   @Override

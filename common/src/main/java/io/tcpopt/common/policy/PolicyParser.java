@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -69,10 +70,11 @@ final class PolicyParser {
     if (!root.isMap()) {
       throw new PolicyException(List.of(new FieldError(root.path(), "expected a policy mapping")));
     }
-    check(() -> root.requireOnly("prefix-lists", "service-node-groups", "tcp-profiles", "http-reuse-profiles", "client-ssl-profiles",
+    check(() -> root.requireOnly("prefix-lists", "service-node-groups", "sites", "tcp-profiles", "http-reuse-profiles", "client-ssl-profiles",
         "server-ssl-profiles", "data-policy", "default-action"));
     Map<String, List<Cidr>> prefixLists = prefixLists(root.section("prefix-lists"));
     Map<String, ServiceNodeGroup> groups = groups(root.section("service-node-groups"));
+    Map<String, List<Cidr>> sites = sites(root.section("sites"), prefixLists);
 
     Map<String, TcpProfileDefinition> definitions = new LinkedHashMap<>();
     ConfigTree profilesTree = root.section("tcp-profiles");
@@ -129,7 +131,52 @@ final class PolicyParser {
       throw new PolicyException(errors);
     }
     sequences.sort(Comparator.comparingInt(Sequence::seq));
-    return new PolicyDocument(name, prefixLists, groups, definitions, profiles, services, sequences, defaultAction);
+    return new PolicyDocument(name, prefixLists, groups, sites, definitions, profiles, services, sequences, defaultAction);
+  }
+
+  /**
+   * {@code sites: { NAME: { serves: [ITEM, ...] } }}: the destinations each site serves, each item a
+   * prefix-list name or a prefix; resolved to prefixes, in order, without duplicates.
+   */
+  private Map<String, List<Cidr>> sites(ConfigTree section, Map<String, List<Cidr>> lists) {
+    Map<String, List<Cidr>> out = new LinkedHashMap<>();
+    Map<String, ConfigTree> entries = read(section::entries);
+    if (entries == null) {
+      return out;
+    }
+    entries.forEach(
+        (name, tree) -> {
+          if (!checkName(tree, name, "site")) {
+            return;
+          }
+          check(() -> tree.requireOnly("serves"));
+          List<ConfigTree> items = read(() -> tree.list("serves"));
+          if (items == null) {
+            return;
+          }
+          if (items.isEmpty()) {
+            error(tree, "serves nothing: list prefix lists or prefixes");
+          }
+          LinkedHashSet<Cidr> cidrs = new LinkedHashSet<>();
+          for (ConfigTree item : items) {
+            String text = read(item::asString);
+            if (text == null) {
+              continue;
+            }
+            List<Cidr> named = lists.get(text.trim());
+            if (named != null) {
+              cidrs.addAll(named);
+              continue;
+            }
+            try {
+              cidrs.add(Cidr.parse(text.trim()));
+            } catch (IllegalArgumentException e) {
+              error(item, "neither a prefix list nor a prefix: " + e.getMessage());
+            }
+          }
+          out.put(name, List.copyOf(cidrs));
+        });
+    return out;
   }
 
   private boolean checkName(ConfigTree at, String name, String what) {

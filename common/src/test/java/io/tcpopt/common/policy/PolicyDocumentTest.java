@@ -223,4 +223,30 @@ class PolicyDocumentTest {
             "data-policy.sequences[4].action: is required (optimize, pass-through or drop)"),
         e.errors().stream().map(FieldError::toString).toList());
   }
+
+  @Test
+  void sitesNameTheirServedPrefixesByListOrPrefixAndRoundTrip() {
+    PolicyDocument d = PolicyDocument.parse("prefix-lists: { DC100: [198.19.1.0/24, 2001:db8:100::/48] }\n"
+        + "sites:\n"
+        + "  dc: { serves: [DC100, 10.20.0.0/16, 198.19.1.0/24] }\n"
+        + "  branch: { serves: [198.18.1.0/24] }\n"
+        + "data-policy: { sequences: [ { seq: 1, action: pass-through } ] }\n", "test");
+    assertEquals(List.of(Cidr.parse("198.19.1.0/24"), Cidr.parse("2001:db8:100::/48"), Cidr.parse("10.20.0.0/16")), d.servedBy("dc"));
+    assertEquals(List.of(Cidr.parse("198.18.1.0/24")), d.servedBy("branch"));
+    assertEquals(List.of(), d.servedBy("elsewhere"));
+    assertEquals(d, PolicyDocument.parse(d.toYaml(), "again"));
+  }
+
+  @Test
+  void aSiteServingAnUnknownListOrNothingIsRefusedByField() {
+    PolicyException e = assertThrows(PolicyException.class, () -> PolicyDocument.parse("sites:\n"
+        + "  dc: { serves: [NOPE] }\n"
+        + "  br: { serves: [] }\n"
+        + "  x: { serves: [10.0.0.0/8], prefixes: [1.2.3.0/24] }\n"
+        + "data-policy: { sequences: [ { seq: 1, action: pass-through } ] }\n", "test"));
+    List<String> errors = e.errors().stream().map(FieldError::toString).toList();
+    assertTrue(errors.stream().anyMatch(s -> s.startsWith("sites.dc.serves[0]: neither a prefix list nor a prefix")), errors.toString());
+    assertTrue(errors.stream().anyMatch(s -> s.startsWith("sites.br: serves nothing")), errors.toString());
+    assertTrue(errors.stream().anyMatch(s -> s.startsWith("sites.x") && s.contains("prefixes")), errors.toString());
+  }
 }

@@ -2,6 +2,7 @@ package io.tcpopt.controller.distribution;
 
 import io.tcpopt.common.policy.Action;
 import io.tcpopt.common.policy.FlowKey;
+import io.tcpopt.common.policy.PolicyDocument;
 import io.tcpopt.common.policy.Verdict;
 import io.tcpopt.common.profile.LegProfiles;
 import io.tcpopt.controller.policy.ActivePolicy;
@@ -40,6 +41,12 @@ public final class FlowDispatcher {
   /** Decides a flow of VPN 0. */
   public Verdict decide(InetSocketAddress client, InetSocketAddress originalDestination) {
     return decide(0, client, originalDestination);
+  }
+
+  /** The active policy's document, or null without one. */
+  public PolicyDocument document() {
+    ActivePolicy active = policy.get();
+    return active == null ? null : active.document();
   }
 
   /** Reports every verdict's action to {@code counter} (metrics). */

@@ -16,12 +16,19 @@ import java.util.Set;
 
 /**
  * Where the far node may connect a stream a peer opened, whatever its OPEN says: only to a
- * destination inside the prefixes its own site serves ({@code service-node.serves}), and never to
+ * destination inside the prefixes its own site serves, and never to
  * an unspecified, multicast, broadcast, link-local or loopback address or to one of this host's own
  * addresses. Loopback is the one exception an operator can make, by naming a loopback prefix in
  * {@code serves} (a lab whose servers run on the node's host); even then the ports this node
  * listens on stay refused. The client-address source (IP_TRANSPARENT) is checked by {@link
  * #sourceProblem}.
+ *
+ * <p>The prefixes come from the node's own config ({@code service-node.serves}) when it lists any;
+ * otherwise from its site's entry in the controller's active policy ({@code sites: { SITE: {
+ * serves: [...] } }}, {@link #fromPolicy}), which only operator credentials can apply. Config
+ * takes precedence: a node whose config names prefixes ignores the policy's, so a controller never
+ * widens what such a node connects to. Never from a node's own registration or HELLO, nor from
+ * another node's record: a node certificate cannot widen a far node's reach.
  *
  * <p>Called on the WAN connections' event loops before any connect; reads only immutable or
  * volatile state. Every refusal increments {@code tcpopt.streams.refused{reason}}, a fixed set of
@@ -34,12 +41,23 @@ public final class DestinationGuard {
   private static final Cidr LOOPBACK_V4 = Cidr.parse("127.0.0.0/8");
   private static final Cidr LOOPBACK_V6 = Cidr.parse("::1/128");
 
-  private final List<Cidr> serves;
-  /** The prefixes of {@code serves} inside loopback: an operator's explicit exception (labs). */
-  private final List<Cidr> servedLoopback;
+  private final List<Cidr> configured;
+  private volatile Served served;
   private final HostAddresses host;
   private volatile Set<Integer> ownPorts = Set.of();
   private final Map<DestinationRefusal, Counter> refused = new EnumMap<>(DestinationRefusal.class);
+
+  /**
+   * The prefixes in force and where they come from.
+   *
+   * @param loopback the prefixes inside loopback: an operator's explicit exception (labs)
+   * @param source the setting that named them, for refusal reasons
+   */
+  private record Served(List<Cidr> prefixes, List<Cidr> loopback, String source) {
+    static Served of(List<Cidr> prefixes, String source) {
+      return new Served(List.copyOf(prefixes), prefixes.stream().filter(DestinationGuard::isLoopbackPrefix).toList(), source);
+    }
+  }
 
   /** A verdict: allowed when {@code refusal} is null, else why, and one line for the flow table and the peer. */
   public record Verdict(DestinationRefusal refusal, String reason) {
@@ -51,17 +69,38 @@ public final class DestinationGuard {
   }
 
   /**
-   * @param serves the destinations this node's site serves (canonical prefixes)
+   * @param serves the destinations this node's site serves by its config (canonical prefixes; empty:
+   *     none until a policy names its site's, {@link #fromPolicy})
    * @param host this host's addresses
    */
   public DestinationGuard(List<String> serves, HostAddresses host, MeterRegistry registry) {
-    this.serves = serves.stream().map(Cidr::parse).toList();
-    this.servedLoopback = this.serves.stream().filter(DestinationGuard::isLoopbackPrefix).toList();
+    this.configured = serves.stream().map(Cidr::parse).toList();
+    this.served = Served.of(configured, CONFIG_SOURCE);
     this.host = host;
     for (DestinationRefusal r : DestinationRefusal.values()) {
       refused.put(r, Counter.builder("tcpopt.streams.refused").description("streams from peers refused before any connect, by reason")
           .tag("reason", r.label()).register(registry));
     }
+  }
+
+  private static final String CONFIG_SOURCE = "service-node.serves";
+
+  /**
+   * The prefixes the active policy gives this node's site ({@code sites.SITE.serves}; empty when it
+   * names none). Used only while the node's config lists no prefix; returns whether they are in
+   * force.
+   */
+  public boolean fromPolicy(String site, List<Cidr> prefixes) {
+    if (!configured.isEmpty()) {
+      return false;
+    }
+    served = prefixes.isEmpty() ? Served.of(List.of(), CONFIG_SOURCE) : Served.of(prefixes, "the policy's sites." + site + ".serves");
+    return !prefixes.isEmpty();
+  }
+
+  /** The prefixes in force (the config's, else the policy's for this site). */
+  public List<Cidr> served() {
+    return served.prefixes();
   }
 
   /** Adds ports this node listens on (its WAN, interception, handoff, metrics, controller ports). */
@@ -84,6 +123,7 @@ public final class DestinationGuard {
   }
 
   private DestinationRefusal classify(InetAddress a, int port) {
+    Served now = served;
     if (a == null || a.isAnyLocalAddress() || UNSPECIFIED_V4.contains(a)) {
       return DestinationRefusal.UNSPECIFIED;
     }
@@ -97,7 +137,7 @@ public final class DestinationGuard {
       return DestinationRefusal.LINK_LOCAL;
     }
     if (LOOPBACK_V4.contains(a) || LOOPBACK_V6.contains(a)) {
-      if (servedLoopback.stream().noneMatch(c -> c.contains(a))) {
+      if (now.loopback().stream().noneMatch(c -> c.contains(a))) {
         return DestinationRefusal.LOOPBACK;
       }
       if (ownPorts.contains(port)) {
@@ -106,7 +146,7 @@ public final class DestinationGuard {
     } else if (host.isOwn(a)) {
       return DestinationRefusal.OWN_ADDRESS;
     }
-    for (Cidr c : serves) {
+    for (Cidr c : now.prefixes()) {
       if (c.contains(a)) {
         return null;
       }
@@ -126,15 +166,16 @@ public final class DestinationGuard {
       return null;
     }
     if (r == null) {
-      return "client address " + HostPort.address(source) + " lies inside this site's prefixes (service-node.serves)";
+      return "client address " + HostPort.address(source) + " lies inside this site's prefixes (" + served.source() + ")";
     }
     return "client address " + HostPort.address(source) + " is " + describe(r);
   }
 
   private String describe(DestinationRefusal r) {
     return switch (r) {
-      case NOT_SERVED -> serves.isEmpty() ? "this node serves no destination (service-node.serves is empty)"
-          : "outside the prefixes this site serves (service-node.serves)";
+      case NOT_SERVED -> served.prefixes().isEmpty()
+          ? "this node serves no destination (service-node.serves is empty and the policy names no prefix for its site)"
+          : "outside the prefixes this site serves (" + served.source() + ")";
       case LOOPBACK -> "loopback";
       case LINK_LOCAL -> "link-local";
       case MULTICAST -> "multicast";

@@ -1,11 +1,13 @@
 package io.tcpopt.servicenode.trust;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.tcpopt.common.policy.Cidr;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -79,6 +81,25 @@ class DestinationGuardTest {
     DestinationGuard.Verdict v = none.check(to("198.19.1.2", 80));
     assertEquals(DestinationRefusal.NOT_SERVED, v.refusal());
     assertTrue(v.reason().contains("service-node.serves is empty"), v.reason());
+  }
+
+  @Test
+  void withoutConfiguredPrefixesThePolicysSitePrefixesApplyAndCanBeWithdrawn() {
+    DestinationGuard guard = new DestinationGuard(List.of(), host(), new SimpleMeterRegistry());
+    assertTrue(guard.fromPolicy("dc", List.of(Cidr.parse("198.19.1.0/24"))));
+    assertTrue(guard.check(to("198.19.1.2", 80)).allowed());
+    DestinationGuard.Verdict outside = guard.check(to("198.19.2.2", 80));
+    assertEquals("destination 198.19.2.2:80 refused: outside the prefixes this site serves (the policy's sites.dc.serves)", outside.reason());
+    assertEquals(DestinationRefusal.LOOPBACK, guard.check(to("127.0.0.1", 80)).refusal(), "special addresses stay refused");
+    assertFalse(guard.fromPolicy("dc", List.of()), "a policy without the site's entry");
+    assertEquals(DestinationRefusal.NOT_SERVED, guard.check(to("198.19.1.2", 80)).refusal());
+  }
+
+  @Test
+  void configuredPrefixesTakePrecedenceOverThePolicys() {
+    assertFalse(dc.fromPolicy("dc", List.of(Cidr.parse("0.0.0.0/0"))), "a controller cannot widen a node that names its prefixes");
+    assertEquals(List.of(Cidr.parse("198.19.1.0/24"), Cidr.parse("2001:2:0:1901::/64")), dc.served());
+    assertEquals(DestinationRefusal.NOT_SERVED, dc.check(to("203.0.113.9", 80)).refusal());
   }
 
   @Test

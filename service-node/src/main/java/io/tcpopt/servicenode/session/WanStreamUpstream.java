@@ -265,12 +265,14 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     if (o.timer != null) {
       o.timer.cancel(false);
     }
-    connection.releaseOpen(); // the stream is open (it counts as such) or never will be
     PeerReduction peer = o.dataReduction.isOff() ? null : connection.reduction().peer(connection);
     int limit = peer == null ? connection.maxOpenPayload() : 0;
     ByteBuf first = data.readableBytes() <= limit ? data : data.readRetainedSlice(limit);
     int openFlags = o.openFlags | (peer == null ? 0 : OpenFrame.flags(o.dataReduction));
     MuxStream s = connection.open(o.flowId, o.source, o.destination, openFlags, o.serverReuse, first, this);
+    // Given back only now that the stream counts as open (or never will): given back before, another
+    // flow could reserve the slot this one is about to take, and find none when it opens.
+    connection.releaseOpen();
     opening = null;
     if (s == null) {
       first.release();

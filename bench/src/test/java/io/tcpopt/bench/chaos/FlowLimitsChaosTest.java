@@ -23,8 +23,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Chaos scenario 8 (issue 8): flows beyond the branch node's limits on the live testbed, with the
- * example nodes from the packaged jar and the branch's limits lowered: {@code buffer-budget: 16MiB}
- * (8 optimized flows at its 1 MiB window plus 2 × 256 KiB leg buffers, then 8 pass-through flows),
+ * example nodes from the packaged jar and the branch's limits lowered: {@code buffer-budget: 32MiB}
+ * with windows that start at their full size ({@code stream-window} = {@code initial-stream-window}
+ * = 2752 KiB, the most that budget allows), so that each optimized flow reserves 2880 KiB (its
+ * window, a send queue of the DC's 64 KiB window, a 64 KiB leg read) and 8 of them fill the
+ * optimized share (24 MiB), then pass-through flows (2 × 256 KiB each);
  * {@code max-active: 12}, {@code max-per-client: 10}.
  *
  * <p>Asserted, as docs/reliability.md ("Bounded everything") documents: from one client address
@@ -58,9 +61,10 @@ class FlowLimitsChaosTest {
       run.script(60, Map.of(), "testbed/up.sh", "--rtt", "20", "--rate", "100");
       Path branchConfig = run.testbedConfigs(dir, TOKEN);
       String yaml = Files.readString(branchConfig);
-      String limits = "flows: { max-active: 12, max-per-client: 10, buffer-budget: 16MiB, closed-history: 1000 }";
-      String limited = yaml.replaceFirst("flows: \\{[^}]*\\}", limits);
-      assertTrue(limited.contains(limits), "the example branch config has a flows line:\n" + yaml);
+      String limits = "flows: { max-active: 12, max-per-client: 10, buffer-budget: 32MiB, closed-history: 1000 }";
+      String windows = "    keepalive: 5s\n    stream-window: 2752KiB\n    initial-stream-window: 2752KiB\n";
+      String limited = yaml.replaceFirst("flows: \\{[^}]*\\}", limits).replace("    keepalive: 5s\n", windows);
+      assertTrue(limited.contains(limits) && limited.contains(windows), "the example branch config has a flows line and a wan keepalive:\n" + yaml);
       Files.writeString(branchConfig, limited);
       TestbedRun.Result addr = run.inNs(run.ns("client"), 10, Map.of(), "ip", "addr", "add", CLIENT_B + "/24", "dev", "eth0");
       assertEquals(0, addr.exitCode(), addr.stderr());

@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * <p>Size: {@code -Dtcpopt.chaos9.flows} (default 3,000) and {@code -Dtcpopt.chaos9.hellos} (default
  * 500), so that CI stays near two minutes: on the shared 2-core machine the optimized flows run at
  * 100-200 a second and the refused TLS HELLOs at about 20, so the issue's 100,000 destinations and
- * 10,000 names take some 20 minutes (docs/reliability.md has the figures of larger runs). The proof
+ * 10,000 names took 16 minutes (docs/reliability.md has the figures of that run). The proof
  * is that the counts do not grow with N.
  *
  * <p>Needs Linux, root, network namespaces, TUN, gcc, python3, nft, curl, jcmd and the jar; aborts

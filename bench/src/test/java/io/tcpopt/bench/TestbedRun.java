@@ -228,14 +228,26 @@ public final class TestbedRun implements AutoCloseable {
     return new Pair(branchConfig, dcConfig, server, serverLog, dc, dcLog, branch, branchLog);
   }
 
-  /** The Prometheus text of the node in {@code role}'s namespace (its metrics endpoint on that namespace's 127.0.0.1:9464). */
+  /**
+   * The Prometheus text of the node in {@code role}'s namespace (its metrics endpoint on that
+   * namespace's 127.0.0.1:9464). Up to 3 attempts, 500 ms apart: a scrape can fail with HTTP 500
+   * while the node re-registers its per-peer gauges (seen 2026-12-02: DuplicateLabelsException for
+   * tcpopt_reduction_cache_hit_ratio, NodeMeters' MultiGauge refresh racing the scrape).
+   */
   public String metrics(String role) throws Exception {
-    Result r = inNs(ns(role), 30, Map.of(), "python3", "-c",
-        "import urllib.request;print(urllib.request.urlopen('http://127.0.0.1:9464/metrics',timeout=20).read().decode())");
-    if (!r.ok()) {
-      throw new AssertionError("metrics of the " + role + " node unreadable: " + r.stderr().strip());
+    Result r = null;
+    for (int attempt = 0; attempt < 3; attempt++) {
+      if (attempt > 0) {
+        Thread.sleep(500);
+      }
+      r = inNs(ns(role), 30, Map.of(), "python3", "-c",
+          "import urllib.request;print(urllib.request.urlopen('http://127.0.0.1:9464/metrics',timeout=20).read().decode())");
+      if (r.ok()) {
+        return r.stdout();
+      }
+      log.warn("metrics of the {} node unreadable (attempt {}): {}", role, attempt + 1, r.stderr().strip());
     }
-    return r.stdout();
+    throw new AssertionError("metrics of the " + role + " node unreadable: " + r.stderr().strip());
   }
 
   /** The sum of the series of metric {@code name} in {@code metrics} whose labels contain every one of {@code labels} (e.g. {@code limit="per-client"}). */
@@ -272,13 +284,16 @@ public final class TestbedRun implements AutoCloseable {
 
   /**
    * Copies the example testbed node configs ({@code deploy/examples/testbed/branch.yaml}, {@code
-   * dc.yaml}) into {@code dir} with certificates from {@code tcpopt certs} in {@code dir/certs} and
-   * the operator token {@code token} in {@code dir/secrets}; returns the branch config.
+   * dc.yaml}) into {@code dir} with certificates from {@code tcpopt certs} in {@code dir/certs} (for
+   * branch-1, dc-1 and any {@code moreNodes}, all from one CA) and the operator token {@code token}
+   * in {@code dir/secrets}; returns the branch config.
    */
-  public Path testbedConfigs(Path dir, String token) throws Exception {
+  public Path testbedConfigs(Path dir, String token, String... moreNodes) throws Exception {
     Path certs = dir.resolve("certs");
+    List<String> nodes = new ArrayList<>(List.of("branch-1", "dc-1"));
+    nodes.addAll(List.of(moreNodes));
     Result r = exec(60, Map.of(), List.of("java", QUICK_JVM, "-jar", jar().toString(), "certs", "--out", certs.toString(),
-        "--nodes", "branch-1,dc-1"));
+        "--nodes", String.join(",", nodes)));
     assertEquals(0, r.exitCode(), () -> "tcpopt certs failed: " + r.stderr());
     Path secrets = Files.createDirectories(dir.resolve("secrets"));
     Files.writeString(secrets.resolve("operator-token"), token + "\n");

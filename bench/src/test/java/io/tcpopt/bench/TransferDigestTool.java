@@ -10,6 +10,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -22,7 +24,10 @@ import java.util.SplittableRandom;
  *
  * <pre>
  *   server HOST PORT                       prints LISTENING once bound, then one line per transfer
- *   client HOST PORT MODE BYTES ID         one transfer; prints one RESULT line, exits 0
+ *   client HOST PORT MODE BYTES ID [HOLD]  one transfer; prints one RESULT line, exits 0. With HOLD (a
+ *                                          file path) the client moves at most 32 KiB per 100 ms
+ *                                          until that file exists, then at full speed: a test keeps
+ *                                          a transfer running until it has done what it must meanwhile
  * </pre>
  *
  * Modes: {@code D} download (the server sends BYTES, then closes), {@code H} half-closed download
@@ -54,10 +59,11 @@ final class TransferDigestTool {
   public static void main(String[] args) throws Exception {
     if (args.length == 3 && args[0].equals("server")) {
       server(args[1], Integer.parseInt(args[2]));
-    } else if (args.length == 6 && args[0].equals("client")) {
-      client(args[1], Integer.parseInt(args[2]), args[3].charAt(0), Long.parseLong(args[4]), Long.parseLong(args[5]));
+    } else if ((args.length == 6 || args.length == 7) && args[0].equals("client")) {
+      Pace pace = args.length == 7 ? new Pace(Path.of(args[6])) : Pace.NONE;
+      client(args[1], Integer.parseInt(args[2]), args[3].charAt(0), Long.parseLong(args[4]), Long.parseLong(args[5]), pace);
     } else {
-      System.err.println("usage: server HOST PORT | client HOST PORT D|H|U BYTES ID");
+      System.err.println("usage: server HOST PORT | client HOST PORT D|H|U BYTES ID [HOLD]");
       System.exit(2);
     }
   }
@@ -83,16 +89,16 @@ final class TransferDigestTool {
       long bytes = in.readLong();
       long id = in.readLong();
       if (mode == 'U') {
-        Digest d = readToEnd(in);
+        Digest d = readToEnd(in, Pace.NONE);
         say("UPLOAD id=" + id + " outcome=" + d.outcome + " bytes=" + d.bytes + " sha=" + d.sha);
         return;
       }
       if (mode == 'H') {
-        readToEnd(in); // the client's FIN first
+        readToEnd(in, Pace.NONE); // the client's FIN first
       }
       long[] sent = new long[1];
       try {
-        String sha = write(s.getOutputStream(), bytes, id, sent);
+        String sha = write(s.getOutputStream(), bytes, id, sent, Pace.NONE);
         say("SENT id=" + id + " bytes=" + bytes + " sha=" + sha);
       } catch (IOException e) {
         say("SEND-ERROR id=" + id + " bytes=" + sent[0]);
@@ -102,7 +108,7 @@ final class TransferDigestTool {
     }
   }
 
-  private static void client(String host, int port, char mode, long bytes, long id) throws Exception {
+  private static void client(String host, int port, char mode, long bytes, long id, Pace pace) throws Exception {
     try (Socket s = new Socket()) {
       s.setSoTimeout(TIMEOUT_MILLIS);
       long start = System.nanoTime();
@@ -117,9 +123,9 @@ final class TransferDigestTool {
         String outcome = "eof";
         String sha = "-";
         try {
-          sha = write(out, bytes, id, sent);
+          sha = write(out, bytes, id, sent, pace);
           s.shutdownOutput();
-          readToEnd(s.getInputStream());
+          readToEnd(s.getInputStream(), Pace.NONE);
         } catch (IOException e) {
           outcome = e instanceof SocketTimeoutException ? "timeout" : "reset";
         }
@@ -129,7 +135,7 @@ final class TransferDigestTool {
       if (mode == 'H') {
         s.shutdownOutput();
       }
-      Digest d = readToEnd(s.getInputStream());
+      Digest d = readToEnd(s.getInputStream(), pace);
       say("RESULT id=" + id + " mode=" + mode + " outcome=" + d.outcome + " bytes=" + d.bytes + " sha=" + d.sha + " ms="
           + (System.nanoTime() - start) / 1_000_000);
     } catch (IOException e) {
@@ -139,16 +145,44 @@ final class TransferDigestTool {
 
   private record Digest(String outcome, long bytes, String sha) {}
 
+  /** Holds a transfer to 32 KiB per 100 ms until its file exists ({@code until} null: never). */
+  private record Pace(Path until) {
+    static final Pace NONE = new Pace(null);
+    private static final int SLOW_BYTES = 32 * 1024;
+
+    private boolean slow() {
+      return until != null && !Files.exists(until);
+    }
+
+    /** How much to move next, at most {@code max}. */
+    int next(int max) {
+      return slow() ? Math.min(max, SLOW_BYTES) : max;
+    }
+
+    /** After moving a piece: waits while slow. */
+    void pause() throws IOException {
+      if (slow()) {
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted", e);
+        }
+      }
+    }
+  }
+
   /** Reads to EOF: outcome "eof", or "reset"/"timeout" when the stream ended with an error. */
-  private static Digest readToEnd(InputStream in) {
+  private static Digest readToEnd(InputStream in, Pace pace) {
     MessageDigest md = sha256();
     byte[] buf = new byte[BLOCK];
     long total = 0;
     String outcome = "eof";
     try {
-      for (int n; (n = in.read(buf)) >= 0; ) {
+      for (int n; (n = in.read(buf, 0, pace.next(buf.length))) >= 0; ) {
         md.update(buf, 0, n);
         total += n;
+        pace.pause();
       }
     } catch (SocketTimeoutException e) {
       outcome = "timeout";
@@ -159,7 +193,7 @@ final class TransferDigestTool {
   }
 
   /** Writes {@code bytes} bytes derived from {@code id}; returns their SHA-256. {@code sent[0]} counts what was written. */
-  private static String write(OutputStream out, long bytes, long id, long[] sent) throws IOException {
+  private static String write(OutputStream out, long bytes, long id, long[] sent, Pace pace) throws IOException {
     MessageDigest md = sha256();
     byte[] block = new byte[BLOCK];
     new SplittableRandom(id).nextBytes(block);
@@ -170,9 +204,14 @@ final class TransferDigestTool {
         block[i] = (byte) (stamp >>> (8 * i));
       }
       int len = (int) Math.min(BLOCK, bytes - sent[0]);
-      out.write(block, 0, len);
-      md.update(block, 0, len);
-      sent[0] += len;
+      for (int off = 0; off < len; ) {
+        int piece = pace.next(len - off);
+        out.write(block, off, piece);
+        md.update(block, off, piece);
+        off += piece;
+        sent[0] += piece;
+        pace.pause();
+      }
     }
     out.flush();
     return HexFormat.of().formatHex(md.digest());

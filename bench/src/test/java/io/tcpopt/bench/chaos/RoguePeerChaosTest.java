@@ -67,21 +67,15 @@ class RoguePeerChaosTest {
     try (run) {
       TestbedPrerequisites.require("chaos scenario 3", "namespaces, TUN devices, nftables", List.of("ip", "gcc", "python3", "ss", "nft"),
           run.bench(), PREFIX + "probe");
-      Path jar = run.requireJar("chaos scenario 3");
+      run.requireJar("chaos scenario 3");
       run.script(60, Map.of(), "testbed/up.sh", "--rtt", "2", "--rate", "100");
-      Path certs = dir.resolve("certs");
-      TestbedRun.Result r = run.exec(60, Map.of(), List.of("java", TestbedRun.QUICK_JVM, "-jar", jar.toString(), "certs", "--out",
-          certs.toString(), "--nodes", "branch-1,dc-1,rogue-1"));
-      assertEquals(0, r.exitCode(), r.stderr());
-      String dcYaml = Files.readString(run.repo().resolve("deploy/examples/testbed/dc.yaml")).replace("deploy/examples/testbed/certs/", certs + "/");
-      Files.writeString(dir.resolve("dc.yaml"), dcYaml);
+      run.testbedConfigs(dir, "chaos-rogue-token", "rogue-1");
 
       String dcNs = run.ns("dc");
       Path serverLog = dir.resolve("server.log");
-      run.start(run.ns("server"), serverLog, "java", TestbedRun.QUICK_JVM, "-cp", testClasses(), "io.tcpopt.bench.EchoDigestTool", "server",
-          "198.19.1.2", "5201");
+      run.startServer(serverLog, "io.tcpopt.bench.EchoDigestTool");
       Path dcLog = dir.resolve("dc.log");
-      Process dc = run.start(dcNs, dcLog, "java", "-Xmx256m", FLOW_LOG, "-jar", jar.toString(), "run", "--config", dir.resolve("dc.yaml").toString());
+      Process dc = run.startNode("dc", dir.resolve("dc.yaml"), dcLog, "-Xmx256m", FLOW_LOG);
       NodeKillChaosTest.awaitTrue(() -> run.listening(dcNs, 7800) && run.listening(dcNs, 9464) || !dc.isAlive(), 60,
           () -> "the DC node listening:\n" + TestbedRun.read(dcLog));
       assertTrue(dc.isAlive(), TestbedRun.read(dcLog));
@@ -91,7 +85,7 @@ class RoguePeerChaosTest {
       startNode("imp-unknown", "rogue-1", "branch", "rogue-1", 7812, "");
       startNode("imp-site", "branch-1", "dc", "branch-1", 7813, "");
       for (String reason : List.of("identity-mismatch", "unknown-peer", "site-mismatch")) {
-        NodeKillChaosTest.awaitTrue(() -> metric(dcNs, "tcpopt_session_refused_total", reason) >= 1, 60,
+        NodeKillChaosTest.awaitTrue(() -> dcMetric("tcpopt_session_refused_total", reason) >= 1, 60,
             () -> "the DC refusing a HELLO for " + reason + ":\n" + TestbedRun.read(dcLog));
       }
 
@@ -103,7 +97,7 @@ class RoguePeerChaosTest {
       Path thiefLog = startNode("thief", "branch-1", "branch", "branch-1", 7814, "  interception:\n    listeners:\n" + listeners);
       NodeKillChaosTest.awaitTrue(() -> TestbedRun.read(thiefLog).contains("session to peer dc-1") && run.listening(run.ns("branch"), 18110), 60,
           () -> "the thief's session:\n" + TestbedRun.read(thiefLog));
-      assertEquals(1, metric(dcNs, "tcpopt_session_connections_up", "branch-1"), "only the thief's session is up at the DC");
+      assertEquals(1, dcMetric("tcpopt_session_connections_up", "branch-1"), "only the thief's session is up at the DC");
 
       nft(dcNs, "add", "table", "inet", "roguecap");
       nft(dcNs, "add", "chain", "inet", "roguecap", "out", "{ type filter hook output priority 0; }");
@@ -125,10 +119,10 @@ class RoguePeerChaosTest {
             () -> "the DC's flow log: " + line + "\n" + TestbedRun.read(dcLog));
         NodeKillChaosTest.awaitTrue(() -> TestbedRun.read(thiefLog).contains(line), 10, () -> "the rogue's flow log: " + line);
       }
-      assertEquals(2, metric(dcNs, "tcpopt_streams_refused_total", "loopback"));
-      assertEquals(2, metric(dcNs, "tcpopt_streams_refused_total", "own-address"));
-      assertEquals(1, metric(dcNs, "tcpopt_streams_refused_total", "link-local"));
-      assertEquals(1, metric(dcNs, "tcpopt_streams_refused_total", "not-served"));
+      assertEquals(2, dcMetric("tcpopt_streams_refused_total", "loopback"));
+      assertEquals(2, dcMetric("tcpopt_streams_refused_total", "own-address"));
+      assertEquals(1, dcMetric("tcpopt_streams_refused_total", "link-local"));
+      assertEquals(1, dcMetric("tcpopt_streams_refused_total", "not-served"));
 
       // The capture sees connects: an allowed flow through the same session is carried byte-exact.
       TestbedRun.Result allowed = probe(List.of(ALLOWED));
@@ -172,21 +166,14 @@ class RoguePeerChaosTest {
   }
 
   private TestbedRun.Result probe(List<String> targets) throws Exception {
-    List<String> argv = new ArrayList<>(List.of("java", TestbedRun.QUICK_JVM, "-cp", testClasses(), RogueProbe.class.getName()));
+    List<String> argv = new ArrayList<>(List.of("java", TestbedRun.QUICK_JVM, "-cp", run.testClasses(), RogueProbe.class.getName()));
     argv.addAll(targets);
     return run.inNs(run.ns("branch"), 60, Map.of(), argv.toArray(String[]::new));
   }
 
-  /** A metric of the DC node's endpoint (its namespace's loopback), summed over series whose labels contain {@code label}. */
-  private double metric(String ns, String name, String label) throws Exception {
-    String text = run.inNs(ns, 10, Map.of(), "curl", "-s", "--max-time", "5", "http://127.0.0.1:9464/metrics").stdout();
-    double sum = 0;
-    for (String line : text.lines().toList()) {
-      if (line.startsWith(name + "{") && line.contains("\"" + label + "\"")) {
-        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-      }
-    }
-    return sum;
+  /** A metric of the DC node's endpoint (its namespace's loopback), summed over series with a label value {@code label}. */
+  private double dcMetric(String name, String label) throws Exception {
+    return TestbedRun.metric(run.metrics("dc"), name, "\"" + label + "\"");
   }
 
   private void nft(String ns, String... args) throws Exception {
@@ -206,9 +193,5 @@ class RoguePeerChaosTest {
     Matcher m = Pattern.compile("counter packets (\\d+)").matcher(table);
     assertTrue(m.find(), table);
     return Long.parseLong(m.group(1));
-  }
-
-  private String testClasses() {
-    return run.bench().resolve("target/test-classes").toString();
   }
 }

@@ -56,20 +56,13 @@ class WanBlackholeChaosTest {
     try (run) {
       TestbedPrerequisites.require("chaos scenario 2", "namespaces, TUN devices, TPROXY and blackhole rules",
           List.of("ip", "gcc", "python3", "ss", "nft"), run.bench(), PREFIX + "probe");
-      Path jar = run.requireJar("chaos scenario 2");
+      run.requireJar("chaos scenario 2");
       run.script(60, Map.of(), "testbed/up.sh", "--rtt", "20", "--rate", "100");
-      Path branchConfig = run.testbedConfigs(dir, TOKEN);
+      run.testbedConfigs(dir, TOKEN);
       run.onClose(this::heal);
-
-      Path serverLog = dir.resolve("server.log");
-      run.start(run.ns("server"), serverLog, "java", TestbedRun.QUICK_JVM, "-cp", testClasses(), "io.tcpopt.bench.TransferDigestTool",
-          "server", "198.19.1.2", "5201");
-      Process dc = run.start(run.ns("dc"), dir.resolve("dc.log"), "java", "-Xmx256m", "-jar", jar.toString(), "run", "--config",
-          dir.resolve("dc.yaml").toString());
-      Path branchLog = dir.resolve("branch.log");
-      Process branch = run.start(run.ns("branch"), branchLog, "java", "-Xmx256m", "-jar", jar.toString(), "run", "--config",
-          branchConfig.toString());
-      run.awaitPairReady(branch, branchLog, dc, serverLog);
+      TestbedRun.Pair pair = run.startPair(dir, "io.tcpopt.bench.TransferDigestTool", "-Xmx256m");
+      Path serverLog = pair.serverLog();
+      Path branchLog = pair.branchLog();
 
       // Three optimized transfers in flight: bulk download, upload, half-closed download.
       List<Process> transfers = new ArrayList<>();
@@ -180,7 +173,7 @@ class WanBlackholeChaosTest {
   }
 
   private Process client(Path logFile, String mode, long bytes, long id) throws Exception {
-    return run.start(run.ns("client"), logFile, "java", TestbedRun.QUICK_JVM, "-cp", testClasses(), "io.tcpopt.bench.TransferDigestTool",
+    return run.start(run.ns("client"), logFile, "java", TestbedRun.QUICK_JVM, "-cp", run.testClasses(), "io.tcpopt.bench.TransferDigestTool",
         "client", "198.19.1.2", "5201", mode, Long.toString(bytes), Long.toString(id));
   }
 
@@ -229,10 +222,5 @@ class WanBlackholeChaosTest {
   private static String tail(Path file) {
     List<String> lines = TestbedRun.read(file).lines().toList();
     return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-  }
-
-
-  private String testClasses() {
-    return run.bench().resolve("target/test-classes").toString();
   }
 }

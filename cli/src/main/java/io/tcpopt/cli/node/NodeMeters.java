@@ -11,8 +11,8 @@ import io.tcpopt.servicenode.PeerSessionStatus;
 import io.tcpopt.servicenode.reduction.PeerReductionFigures;
 import io.tcpopt.servicenode.ServiceNode;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -81,40 +81,47 @@ final class NodeMeters implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
+    PeerGauge rttRows = new PeerGauge(rtt);
+    PeerGauge cwndRows = new PeerGauge(cwnd);
+    PeerGauge retransmitRows = new PeerGauge(retransmits);
+    PeerGauge lanRows = new PeerGauge(reductionLan);
+    PeerGauge wanRows = new PeerGauge(reductionWan);
+    PeerGauge ratioRows = new PeerGauge(reductionRatio);
+    PeerGauge hitRows = new PeerGauge(hitRatio);
     Runnable refresh = () -> {
-      List<MultiGauge.Row<?>> rttRows = new ArrayList<>();
-      List<MultiGauge.Row<?>> cwndRows = new ArrayList<>();
-      List<MultiGauge.Row<?>> retransmitRows = new ArrayList<>();
+      Map<Tags, Double> rttNow = new HashMap<>();
+      Map<Tags, Double> cwndNow = new HashMap<>();
+      Map<Tags, Double> retransmitsNow = new HashMap<>();
       for (PeerSessionStatus s : node.sessions()) {
         Tags tags = Tags.of("peer", s.name(), "peer_site", s.site());
         if (s.rtt() != null) {
-          rttRows.add(MultiGauge.Row.of(tags, s.rtt().toNanos() / 1e9));
+          rttNow.put(tags, s.rtt().toNanos() / 1e9);
         }
         if (s.cwndSegments() >= 0) {
-          cwndRows.add(MultiGauge.Row.of(tags, s.cwndSegments()));
+          cwndNow.put(tags, (double) s.cwndSegments());
         }
         if (s.retransmits() >= 0) {
-          retransmitRows.add(MultiGauge.Row.of(tags, s.retransmits()));
+          retransmitsNow.put(tags, (double) s.retransmits());
         }
       }
-      List<MultiGauge.Row<?>> lanRows = new ArrayList<>();
-      List<MultiGauge.Row<?>> wanRows = new ArrayList<>();
-      List<MultiGauge.Row<?>> ratioRows = new ArrayList<>();
-      List<MultiGauge.Row<?>> hitRows = new ArrayList<>();
+      Map<Tags, Double> lanNow = new HashMap<>();
+      Map<Tags, Double> wanNow = new HashMap<>();
+      Map<Tags, Double> ratioNow = new HashMap<>();
+      Map<Tags, Double> hitNow = new HashMap<>();
       for (PeerReductionFigures f : node.reduction().figures()) {
         Tags tags = Tags.of("peer", f.peer());
-        lanRows.add(MultiGauge.Row.of(tags, f.lanBytes()));
-        wanRows.add(MultiGauge.Row.of(tags, f.wanBytes()));
-        ratioRows.add(MultiGauge.Row.of(tags, f.reductionPercent() / 100));
-        hitRows.add(MultiGauge.Row.of(tags, f.hitPercent() / 100));
+        lanNow.put(tags, (double) f.lanBytes());
+        wanNow.put(tags, (double) f.wanBytes());
+        ratioNow.put(tags, f.reductionPercent() / 100);
+        hitNow.put(tags, f.hitPercent() / 100);
       }
-      reductionLan.register(lanRows, true);
-      reductionWan.register(wanRows, true);
-      reductionRatio.register(ratioRows, true);
-      hitRatio.register(hitRows, true);
-      rtt.register(rttRows, true);
-      cwnd.register(cwndRows, true);
-      retransmits.register(retransmitRows, true);
+      rttRows.update(rttNow);
+      cwndRows.update(cwndNow);
+      retransmitRows.update(retransmitsNow);
+      lanRows.update(lanNow);
+      wanRows.update(wanNow);
+      ratioRows.update(ratioNow);
+      hitRows.update(hitNow);
     };
     refresher.scheduleWithFixedDelay(() -> {
       try {

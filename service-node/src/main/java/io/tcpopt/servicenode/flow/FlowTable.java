@@ -34,7 +34,7 @@ public final class FlowTable {
   private final MeterRegistry registry;
   private final Counter bytesUp;
   private final Counter bytesDown;
-  /** tcpopt.flows.opened by kind and reason label, registered once each. */
+  /** tcpopt.flows.opened by kind and reason label ({@link ReasonLabel}), registered once each. */
   private final Map<String, Counter> openedCounters = new ConcurrentHashMap<>();
 
   static final int MAX_REASON_LABELS = 64;
@@ -60,6 +60,7 @@ public final class FlowTable {
   }
 
   private Counter opened(FlowKind kind, String reason) {
+    reason = ReasonLabel.of(reason);
     String key = kind.ordinal() + reason;
     Counter c = openedCounters.get(key);
     if (c != null) {

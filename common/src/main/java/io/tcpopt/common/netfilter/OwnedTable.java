@@ -171,7 +171,7 @@ public final class OwnedTable implements AutoCloseable {
     String list = "list table " + table;
     int errorsBefore = output.errorLines();
     send(child.getOutputStream(), transaction + "\n" + list + "\n");
-    List<String> listing = output.awaitListing(table, list, ANSWER_TIMEOUT);
+    List<String> listing = output.awaitListing(table, list, errorsBefore, ANSWER_TIMEOUT);
     if (listing.stream().anyMatch(l -> l.contains("\"" + nonce + "\""))) {
       return null;
     }
@@ -194,7 +194,7 @@ public final class OwnedTable implements AutoCloseable {
     String transaction = "flush table " + table + "; table " + table + " { " + flags + String.join("; ", body) + "; }";
     int errorsBefore = output.errorLines();
     send(child.getOutputStream(), transaction + "\n" + marker + "\n");
-    output.awaitListing(family + " " + absent, marker, ANSWER_TIMEOUT);
+    output.awaitListing(family + " " + absent, marker, errorsBefore, ANSWER_TIMEOUT);
     List<String> errors = output.errorMessagesSince(errorsBefore);
     return errors.size() <= 1 ? null : String.join(" | ", errors.subList(0, errors.size() - 1)); // the last is the marker's
   }
@@ -322,12 +322,12 @@ public final class OwnedTable implements AutoCloseable {
     /**
      * Waits for the answer to {@code list}: the table's listing on stdout (from its {@code table}
      * line to the closing brace), or nft echoing the command on stderr (its error). Returns the
-     * listing, empty on error.
+     * listing, empty on error. {@code errFrom}: the number of error lines before the command was
+     * sent (taken before sending: nft may answer on stderr before this is called).
      */
-    synchronized List<String> awaitListing(String table, String list, Duration timeout) throws IOException {
+    synchronized List<String> awaitListing(String table, String list, int errFrom, Duration timeout) throws IOException {
       long deadline = System.nanoTime() + timeout.toNanos();
       int from = 0;
-      int errFrom = err.size();
       while (true) {
         for (int i = from; i < out.size(); i++) {
           if (out.get(i).startsWith("table " + table + " {")) {

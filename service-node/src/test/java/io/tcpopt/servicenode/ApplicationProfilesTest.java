@@ -7,9 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.tcpopt.common.policy.CompiledPolicy;
-import io.tcpopt.common.policy.FlowKey;
-import io.tcpopt.common.policy.PolicyDocument;
 import io.tcpopt.common.tls.DemoCertificates;
 import io.tcpopt.common.tls.TlsFiles;
 import io.tcpopt.servicenode.flow.FlowRecord;
@@ -65,16 +62,9 @@ class ApplicationProfilesTest {
     }
   }
 
-  /** The decider of {@code policy} at both nodes (VPN 0), as the node's PolicyDecider does. */
-  private static FlowDecider decider(PolicyDocument policy) {
-    CompiledPolicy compiled = CompiledPolicy.compile(policy);
-    return (client, destination) -> compiled.classify(
-        new FlowKey(0, client.getAddress(), client.getPort(), destination.getAddress(), destination.getPort()));
-  }
-
   /** Starts the pair with one branch listener towards {@code target}, both deciding with {@code policyYaml}. */
   private InetSocketAddress startPair(InetSocketAddress target, String policyYaml) {
-    FlowDecider decider = decider(PolicyDocument.parse(policyYaml, "test"));
+    FlowDecider decider = TestNodes.decider(policyYaml);
     dc = ServiceNode.start(TestNodes.config("service-node:\n  wan: { listen: 127.0.0.1:0, plaintext: true, connections: 1 }\n"
         + "  peers: [ { name: branch-1, site: branch } ]\n"
         + "  serves: [127.0.0.0/8]   # the test servers run on loopback\n", "dc-1", "dc"),

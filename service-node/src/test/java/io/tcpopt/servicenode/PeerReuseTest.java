@@ -6,9 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.tcpopt.common.policy.CompiledPolicy;
-import io.tcpopt.common.policy.FlowKey;
-import io.tcpopt.common.policy.PolicyDocument;
 import io.tcpopt.servicenode.flow.FlowRecord;
 import io.tcpopt.servicenode.reuse.HttpBackend;
 import io.tcpopt.servicenode.reuse.RawHttp;
@@ -51,12 +48,6 @@ class PeerReuseTest {
     for (AutoCloseable c : open) {
       c.close();
     }
-  }
-
-  private static FlowDecider decider(String policyYaml) {
-    CompiledPolicy compiled = CompiledPolicy.compile(PolicyDocument.parse(policyYaml, "test"));
-    return (client, destination) -> compiled.classify(
-        new FlowKey(0, client.getAddress(), client.getPort(), destination.getAddress(), destination.getPort()));
   }
 
   private static String policy(String profiles, String action) {
@@ -125,7 +116,7 @@ class PeerReuseTest {
     HttpBackend backend = new HttpBackend();
     open.add(backend);
     // The DC has no policy of its own: without the OPEN's profile it would open a server connection per flow.
-    InetSocketAddress front = startPair(backend.address(), decider(policy(WEB, ", http-reuse: web")), FlowDecider.optimizeAll(), "");
+    InetSocketAddress front = startPair(backend.address(), TestNodes.decider(policy(WEB, ", http-reuse: web")), FlowDecider.optimizeAll(), "");
     int requests = 60;
     fetch(front, requests, 6);
     backend.rethrow();
@@ -144,7 +135,7 @@ class PeerReuseTest {
   void aDcThatRefusesPeersReuseGivesEachFlowItsOwnServerConnectionAndSaysWhy() throws Exception {
     HttpBackend backend = new HttpBackend();
     open.add(backend);
-    InetSocketAddress front = startPair(backend.address(), decider(policy(WEB, ", http-reuse: web")), FlowDecider.optimizeAll(),
+    InetSocketAddress front = startPair(backend.address(), TestNodes.decider(policy(WEB, ", http-reuse: web")), FlowDecider.optimizeAll(),
         "  peer-http-reuse: { allow: false }\n");
     int requests = 12;
     fetch(front, requests, 3);
@@ -161,7 +152,7 @@ class PeerReuseTest {
   void thePeersSettingsAreClampedToTheDcsMaxima() throws Exception {
     HttpBackend backend = new HttpBackend();
     open.add(backend);
-    InetSocketAddress front = startPair(backend.address(), decider(policy(WEB, ", http-reuse: web")), FlowDecider.optimizeAll(),
+    InetSocketAddress front = startPair(backend.address(), TestNodes.decider(policy(WEB, ", http-reuse: web")), FlowDecider.optimizeAll(),
         "  peer-http-reuse: { max-reuse: 2, idle-timeout: 1s }\n");
     int requests = 9;
     fetch(front, requests, 1); // one at a time: each connection is reused until its max-reuse
@@ -177,8 +168,8 @@ class PeerReuseTest {
     HttpBackend backend = new HttpBackend();
     open.add(backend);
     // The DC's own policy would close each connection after one reuse; the branch's profile allows 1000.
-    FlowDecider dcPolicy = decider(policy("http-reuse-profiles: { short: { max-reuse: 1 } }\n", ", http-reuse: short"));
-    InetSocketAddress front = startPair(backend.address(), decider(policy(WEB, ", http-reuse: web")), dcPolicy, "");
+    FlowDecider dcPolicy = TestNodes.decider(policy("http-reuse-profiles: { short: { max-reuse: 1 } }\n", ", http-reuse: short"));
+    InetSocketAddress front = startPair(backend.address(), TestNodes.decider(policy(WEB, ", http-reuse: web")), dcPolicy, "");
     fetch(front, 8, 1);
     backend.rethrow();
     assertEquals(1, backend.connections.size(), "8 sequential requests on one connection: the OPEN's max-reuse 1000 decided");
@@ -188,8 +179,8 @@ class PeerReuseTest {
   void withoutAProfileInTheOpenTheDcPolicysOwnStillApplies() throws Exception {
     HttpBackend backend = new HttpBackend();
     open.add(backend);
-    FlowDecider dcPolicy = decider(policy("http-reuse-profiles: { short: { max-reuse: 1 } }\n", ", http-reuse: short"));
-    InetSocketAddress front = startPair(backend.address(), decider(policy("", "")), dcPolicy, "");
+    FlowDecider dcPolicy = TestNodes.decider(policy("http-reuse-profiles: { short: { max-reuse: 1 } }\n", ", http-reuse: short"));
+    InetSocketAddress front = startPair(backend.address(), TestNodes.decider(policy("", "")), dcPolicy, "");
     fetch(front, 8, 1);
     backend.rethrow();
     assertEquals(4, backend.connections.size(), "the DC's own max-reuse 1: two requests per connection");

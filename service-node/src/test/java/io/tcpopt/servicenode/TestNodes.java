@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.policy.CompiledPolicy;
+import io.tcpopt.common.policy.FlowKey;
+import io.tcpopt.common.policy.PolicyDocument;
 import io.tcpopt.common.tls.DemoCertificates;
 import io.tcpopt.common.tls.TlsFiles;
 import java.net.InetSocketAddress;
@@ -127,6 +130,13 @@ final class TestNodes implements AutoCloseable {
 
   InetSocketAddress listener(int i) {
     return branch.listenerAddresses().get(i);
+  }
+
+  /** A node's decider for {@code policyYaml} (VPN 0), as the launcher's policy decider classifies flows. */
+  static FlowDecider decider(String policyYaml) {
+    CompiledPolicy compiled = CompiledPolicy.compile(PolicyDocument.parse(policyYaml, "test"));
+    return (client, destination) -> compiled.classify(
+        new FlowKey(0, client.getAddress(), client.getPort(), destination.getAddress(), destination.getPort()));
   }
 
   static void await(BooleanSupplier condition, long millis, String what) {

@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -52,6 +53,9 @@ public final class SocketTuning {
   private static final int TCP_INFO = 11;
   private static final int TCP_CONGESTION = 13;
   private static final int TCP_CA_NAME_MAX = 16;
+  private static final int TCP_CC_INFO = 26;
+  /** struct tcp_bbr_info: bw_lo, bw_hi (bytes per second), min_rtt, pacing_gain, cwnd_gain; 32 bits each. */
+  private static final int TCP_BBR_INFO_LENGTH = 20;
   /** Bytes of struct tcp_info read: up to and including tcpi_snd_wnd (Linux 5.4+); older kernels fill less. */
   private static final int TCP_INFO_LENGTH = 232;
 
@@ -60,6 +64,8 @@ public final class SocketTuning {
   static final ChannelOption<Integer> SO_MAX_PACING_RATE = new IntegerUnixChannelOption("SO_MAX_PACING_RATE", SOL_SOCKET, 47);
   private static final RawUnixChannelOption TCP_CONGESTION_READ =
       new RawUnixChannelOption("TCP_CONGESTION", IPPROTO_TCP, TCP_CONGESTION, TCP_CA_NAME_MAX);
+  private static final RawUnixChannelOption TCP_CC_INFO_READ =
+      new RawUnixChannelOption("TCP_CC_INFO", IPPROTO_TCP, TCP_CC_INFO, TCP_BBR_INFO_LENGTH);
   private static final RawUnixChannelOption TCP_INFO_READ = new RawUnixChannelOption("TCP_INFO", IPPROTO_TCP, TCP_INFO, TCP_INFO_LENGTH);
 
   private static final Set<String> LOGGED = ConcurrentHashMap.newKeySet();
@@ -196,6 +202,48 @@ public final class SocketTuning {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * BBR's bandwidth estimate of the channel in bytes per second (TCP_CC_INFO), or empty when the
+   * socket does not run BBR, is closed or is not epoll.
+   */
+  public static OptionalLong bbrBandwidth(Channel ch) {
+    if (!(ch.config() instanceof EpollChannelConfig) || !ch.isOpen()) {
+      return OptionalLong.empty();
+    }
+    try {
+      ByteBuffer raw = ch.config().getOption(TCP_CC_INFO_READ);
+      if (raw == null || raw.limit() < 8) {
+        return OptionalLong.empty();
+      }
+      ByteBuffer b = raw.duplicate().order(ByteOrder.nativeOrder());
+      long bw = Integer.toUnsignedLong(b.getInt(0)) | (Integer.toUnsignedLong(b.getInt(4)) << 32);
+      return bw > 0 ? OptionalLong.of(bw) : OptionalLong.empty();
+    } catch (RuntimeException e) {
+      return OptionalLong.empty();
+    }
+  }
+
+  /**
+   * Restarts the channel's congestion control from its initial state (BBR: STARTUP, its bandwidth
+   * filter empty) by switching to {@code reno}, which every kernel has, and back: Linux
+   * re-initialises a module only when the name changes. Returns whether the socket runs {@code name}
+   * again afterwards.
+   */
+  public static boolean restartCongestionControl(Channel ch, String name) {
+    try {
+      setCongestionControl(ch, "reno");
+      setCongestionControl(ch, name);
+    } catch (RuntimeException e) {
+      log.debug("cannot restart congestion control {} on {}: {}", name, ch, reason(e));
+      try {
+        setCongestionControl(ch, name);
+      } catch (RuntimeException again) {
+        log.debug("cannot set congestion control {} on {}: {}", name, ch, reason(again));
+      }
+    }
+    return name.equals(congestionControl(ch));
   }
 
   /** The congestion control module in effect on the channel, or {@code unknown}. */

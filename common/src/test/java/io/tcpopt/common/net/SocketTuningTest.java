@@ -126,6 +126,40 @@ class SocketTuningTest {
   }
 
   @Test
+  void bbrBandwidthIsReadAndARestartKeepsBbr() throws Exception {
+    assumeTrue(kernelHas("bbr"), "kernel lacks bbr (net.ipv4.tcp_available_congestion_control)");
+    connectEpoll(BBR_250MBIT_200MS);
+    SocketTuning.applyWan(client, BBR_250MBIT_200MS);
+    int size = 4 << 20;
+    client.writeAndFlush(Unpooled.wrappedBuffer(new byte[size])).sync();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (received.get() < size && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertEquals(size, received.get());
+    assertTrue(SocketTuning.bbrBandwidth(client).orElse(0) > 0, "BBR has an estimate after 4 MiB");
+
+    assertTrue(SocketTuning.restartCongestionControl(client, "bbr"));
+    assertEquals("bbr", SocketTuning.congestionControl(client));
+    // The connection still carries bytes after the restart.
+    client.writeAndFlush(Unpooled.wrappedBuffer(new byte[size])).sync();
+    deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (received.get() < 2L * size && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertEquals(2L * size, received.get());
+  }
+
+  @Test
+  void noBbrBandwidthWithoutBbr() throws Exception {
+    assumeTrue(kernelHas("reno"), "kernel lacks reno");
+    WanSocketSettings reno = new WanSocketSettings("reno", 1 << 20, 1 << 20, 0);
+    connectEpoll(reno);
+    SocketTuning.applyWan(client, reno);
+    assertTrue(SocketTuning.bbrBandwidth(client).isEmpty());
+  }
+
+  @Test
   void tcpInfoHasRttAndAckedBytesAfterTraffic() throws Exception {
     connectEpoll(BBR_250MBIT_200MS);
     int size = 1 << 20;

@@ -8,11 +8,11 @@ import org.junit.jupiter.api.Test;
 
 class WanSocketSettingsTest {
   @Test
-  void buffersAreTwiceTheBandwidthDelayProduct() {
+  void sendBufferIsTwiceAndReceiveBufferFourTimesTheBandwidthDelayProduct() {
     WanSocketSettings s = WanSocketSettings.forLink(250_000_000L, Duration.ofMillis(200), true, "bbr");
-    // 250 Mbit/s = 31.25 MB/s; x 0.2 s = 6.25 MB; x 2
+    // 250 Mbit/s = 31.25 MB/s; x 0.2 s = 6.25 MB; x 2 and x 4
     assertEquals(12_500_000, s.sendBufferBytes());
-    assertEquals(12_500_000, s.receiveBufferBytes());
+    assertEquals(25_000_000, s.receiveBufferBytes());
     assertEquals(31_250_000L, s.pacingRateBytesPerSecond());
     assertEquals("bbr", s.congestionControl());
   }
@@ -21,6 +21,7 @@ class WanSocketSettingsTest {
   void buffersAreClampedAndPacingIsOptional() {
     WanSocketSettings lan = WanSocketSettings.forLink(1_000_000_000L, Duration.ZERO, false, "cubic");
     assertEquals(WanSocketSettings.MIN_BUFFER, lan.sendBufferBytes());
+    assertEquals(WanSocketSettings.MIN_BUFFER, lan.receiveBufferBytes());
     assertEquals(0, lan.pacingRateBytesPerSecond());
     WanSocketSettings fat = WanSocketSettings.forLink(10_000_000_000L, Duration.ofSeconds(1), true, "bbr");
     assertEquals(WanSocketSettings.MAX_BUFFER, fat.receiveBufferBytes());

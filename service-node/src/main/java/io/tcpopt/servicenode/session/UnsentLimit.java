@@ -104,6 +104,14 @@ final class UnsentLimit {
    * not available.
    */
   static ScheduledFuture<?> start(Channel ch, BooleanSupplier backlogged) {
+    return start(ch, backlogged, null);
+  }
+
+  /**
+   * As {@link #start(Channel, BooleanSupplier)}, and each check also runs {@code restart} (may be
+   * null): both read the same socket's state on the same tick.
+   */
+  static ScheduledFuture<?> start(Channel ch, BooleanSupplier backlogged, CongestionRestart restart) {
     if (!(ch.config() instanceof EpollChannelConfig) || SocketTuning.tcpInfo(ch).isEmpty()) {
       return null;
     }
@@ -117,12 +125,18 @@ final class UnsentLimit {
     if (!set(ch, limit.limit())) {
       return null;
     }
-    return ch.eventLoop().scheduleWithFixedDelay(() -> limit.check(ch, backlogged), CHECK_MILLIS, CHECK_MILLIS, TimeUnit.MILLISECONDS);
+    return ch.eventLoop().scheduleWithFixedDelay(() -> {
+      boolean waiting = limit.check(ch, backlogged);
+      if (restart != null && ch.isActive()) {
+        restart.check(ch, waiting);
+      }
+    }, CHECK_MILLIS, CHECK_MILLIS, TimeUnit.MILLISECONDS);
   }
 
-  private void check(Channel ch, BooleanSupplier backlogged) {
+  /** Returns whether the node held bytes for the socket. */
+  private boolean check(Channel ch, BooleanSupplier backlogged) {
     if (!ch.isActive()) {
-      return;
+      return false;
     }
     boolean waiting = backlogged.getAsBoolean();
     Optional<TcpInfoSnapshot> info = waiting ? SocketTuning.tcpInfo(ch) : Optional.empty();
@@ -136,6 +150,7 @@ final class UnsentLimit {
     if (after != before && set(ch, after)) {
       log.debug("WAN socket {}: unsent limit {} -> {} bytes", ch, before, after);
     }
+    return waiting;
   }
 
   private static boolean set(Channel ch, long bytes) {

@@ -1,0 +1,132 @@
+package io.tcpopt.servicenode.session;
+
+import io.netty.channel.Channel;
+import io.tcpopt.common.net.SocketTuning;
+import io.tcpopt.common.net.TcpInfoSnapshot;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Restarts kernel BBR on a WAN socket whose bandwidth estimate collapsed while the node had bytes
+ * to send (issue 9, "the collapse on long lossy rows").
+ *
+ * <p>The collapse, as traced with {@code ss -ti} on the testbed (300 ms, 0.5% loss): BBR (v1, the
+ * kernel's) keeps the largest delivery rate of the last 10 round trips. A connection that idled
+ * between transfers still advances round trips (keepalive PINGs, small flows), so the 241 Mbit/s
+ * sample ages out of that window while the estimate stays in place. The next transfer's first round
+ * trips are application-limited (streams' windows start small) and do not count. The first loss
+ * then sends BBR into recovery, which cuts the congestion window to what is in flight (12,792 →
+ * 667 packets); the next round trip's samples are window-limited, so they do count, and with the
+ * window expired the estimate becomes that sample: 241 → 25.7 Mbit/s in one round trip. BBR then
+ * probes upward by 25% every 8 round trips, 2.4 s a step at 300 ms: the 400 MB transfer averaged
+ * 64 Mbit/s. Nothing on the path had changed.
+ *
+ * <p>So on every check (the {@link UnsentLimit} task's, while the node holds bytes for the socket)
+ * the estimate (TCP_CC_INFO) is compared with the largest seen since the last restart. When it stays
+ * below {@link #COLLAPSE_RATIO half} of it for {@link #CONFIRM_NANOS}, the congestion control
+ * is re-initialised: BBR starts over in STARTUP, doubling its rate every round trip instead of
+ * adding 25% every eight. The largest estimate is forgotten at a restart, so a path that really
+ * became slower costs one restart (one STARTUP overshoot), not one every {@link #MIN_GAP_NANOS}.
+ * The trade-off: on a shared WAN where a competing flow takes half the link or more within a
+ * few round trips, the node also restarts once, and its STARTUP overshoots for a round trip or two.
+ *
+ * <p>Confined to the connection's event loop.
+ */
+final class CongestionRestart {
+  private static final Logger log = LoggerFactory.getLogger(CongestionRestart.class);
+
+  /**
+   * An estimate below the largest seen divided by this counts as collapsed. BBR's estimate is a
+   * maximum over 10 round trips: it does not halve from loss or probing, only when every sample of
+   * 10 round trips was that low or the filter expired (at 300 ms / 2% it fell 241 → 92.7 Mbit/s).
+   */
+  static final long COLLAPSE_RATIO = 2;
+  /** How long the estimate must stay collapsed, with bytes waiting, before the restart. */
+  static final long CONFIRM_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+  /** At most one restart per this long. */
+  static final long MIN_GAP_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  /** BBR's congestion window in PROBE_RTT, in packets. */
+  static final long PROBE_RTT_CWND = 4;
+
+  private final String congestionControl;
+  private long peak;
+  private long lowSince = -1;
+  private long lastRestart;
+  private long restarts;
+
+  CongestionRestart(String congestionControl, long nowNanos) {
+    this.congestionControl = congestionControl;
+    this.lastRestart = nowNanos - MIN_GAP_NANOS;
+  }
+
+  /** A guard for {@code ch} if it runs BBR (read back from the socket), else null. */
+  static CongestionRestart forChannel(Channel ch) {
+    String cc = SocketTuning.congestionControl(ch);
+    return "bbr".equals(cc) && SocketTuning.bbrBandwidth(ch).isPresent() ? new CongestionRestart(cc, System.nanoTime()) : null;
+  }
+
+  long restarts() {
+    return restarts;
+  }
+
+  /**
+   * One check: whether the node holds bytes for the socket and BBR's estimate (bytes per second, 0
+   * when unknown). Returns true when the congestion control should restart now.
+   */
+  boolean observe(long nowNanos, boolean backlogged, long bandwidth, long cwndSegments) {
+    if (bandwidth <= 0) {
+      return false;
+    }
+    peak = Math.max(peak, bandwidth);
+    if (!backlogged || bandwidth * COLLAPSE_RATIO >= peak) {
+      lowSince = -1;
+      return false;
+    }
+    if (lowSince < 0) {
+      lowSince = nowNanos;
+    }
+    // In PROBE_RTT the window is 4 packets for 200 ms; BBR restarted then would start from it
+    // (seen: 7 s to reach the link rate at 300 ms instead of 3), so wait for it to end.
+    if (nowNanos - lowSince < CONFIRM_NANOS || nowNanos - lastRestart < MIN_GAP_NANOS || cwndSegments <= PROBE_RTT_CWND) {
+      return false;
+    }
+    lastRestart = nowNanos;
+    lowSince = -1;
+    peak = 0;
+    restarts++;
+    return true;
+  }
+
+  /**
+   * Reads the socket's estimate and restarts its congestion control when {@link #observe} says so.
+   * Bytes wait when the node holds some ({@code nodeBacklogged}) or the kernel has unsent ones: a
+   * collapse right after the unsent limit had grown is absorbed by the kernel's queue for seconds
+   * before the node holds anything (2.8 s at 300 ms).
+   */
+  void check(Channel ch, boolean nodeBacklogged) {
+    OptionalLong bw = SocketTuning.bbrBandwidth(ch);
+    if (bw.isEmpty()) {
+      return;
+    }
+    Optional<TcpInfoSnapshot> info = SocketTuning.tcpInfo(ch);
+    if (info.isEmpty()) {
+      return;
+    }
+    boolean waiting = nodeBacklogged || info.get().notSentBytes() > 0;
+    long before = peak;
+    if (observe(System.nanoTime(), waiting, bw.getAsLong(), info.get().sendCwndSegments())) {
+      boolean ok = SocketTuning.restartCongestionControl(ch, congestionControl);
+      log.info("WAN socket {}: {} estimate collapsed to {} Mbit/s from {} with bytes waiting; congestion control restarted{} ({} so far)",
+          ch, congestionControl, megabits(bw.getAsLong()), megabits(before), ok ? "" : " FAILED, now " + SocketTuning.congestionControl(ch),
+          restarts);
+    }
+  }
+
+  private static String megabits(long bytesPerSecond) {
+    return String.format("%.1f", bytesPerSecond * 8 / 1e6);
+  }
+}

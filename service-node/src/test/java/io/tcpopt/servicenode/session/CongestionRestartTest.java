@@ -1,0 +1,96 @@
+package io.tcpopt.servicenode.session;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class CongestionRestartTest {
+  private static final long LINK = 30_000_000; // bytes/s, 240 Mbit/s
+  private static final long CWND = 12_000;
+  private static final long TICK = TimeUnit.MILLISECONDS.toNanos(50);
+
+  private long now = TimeUnit.SECONDS.toNanos(100);
+  private final CongestionRestart restart = new CongestionRestart("bbr", now);
+
+  private boolean next(boolean backlogged, long bandwidth, long cwnd) {
+    now += TICK;
+    return restart.observe(now, backlogged, bandwidth, cwnd);
+  }
+
+  /** Ticks until a restart or {@code ticks} have passed; returns the tick of the restart or -1. */
+  private int ticksUntilRestart(int ticks, boolean backlogged, long bandwidth, long cwnd) {
+    for (int i = 0; i < ticks; i++) {
+      if (next(backlogged, bandwidth, cwnd)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  @Test
+  void aSteadyEstimateNeverRestarts() {
+    assertEquals(-1, ticksUntilRestart(200, true, LINK, CWND));
+    assertEquals(-1, ticksUntilRestart(200, true, LINK * 6 / 10, CWND), "60% of the peak is not a collapse");
+    assertEquals(0, restart.restarts());
+  }
+
+  @Test
+  void aCollapseWithBytesWaitingRestartsOnceConfirmed() {
+    ticksUntilRestart(20, true, LINK, CWND);
+    int tick = ticksUntilRestart(20, true, LINK / 10, 700);
+    // The first low tick starts the clock; CONFIRM_NANOS (100 ms) later, at 50 ms per tick, it restarts.
+    assertEquals(CongestionRestart.CONFIRM_NANOS / TICK, tick);
+    assertEquals(1, restart.restarts());
+  }
+
+  @Test
+  void aDipShorterThanTheConfirmationDoesNothing() {
+    ticksUntilRestart(20, true, LINK, CWND);
+    assertFalse(next(true, LINK / 10, CWND));
+    assertFalse(next(true, LINK, CWND));
+    assertFalse(next(true, LINK / 10, CWND));
+    assertFalse(next(true, LINK, CWND));
+    assertEquals(0, restart.restarts());
+  }
+
+  @Test
+  void anIdleConnectionIsNeverRestarted() {
+    ticksUntilRestart(20, true, LINK, CWND);
+    assertEquals(-1, ticksUntilRestart(200, false, LINK / 100, CWND), "nothing waits: the estimate does not matter");
+  }
+
+  @Test
+  void notDuringProbeRttButRightAfterIt() {
+    ticksUntilRestart(20, true, LINK, CWND);
+    assertEquals(-1, ticksUntilRestart(10, true, LINK / 10, CongestionRestart.PROBE_RTT_CWND));
+    assertEquals(0, ticksUntilRestart(1, true, LINK / 10, 400));
+  }
+
+  @Test
+  void thePeakIsForgottenAtARestartSoASlowerPathCostsOneRestart() {
+    ticksUntilRestart(20, true, LINK, CWND);
+    assertTrue(ticksUntilRestart(20, true, LINK / 10, CWND) >= 0);
+    // The path really is slower now: BBR's new estimate stays at a tenth, and no later restart comes.
+    assertEquals(-1, ticksUntilRestart(1000, true, LINK / 10, CWND));
+    assertEquals(1, restart.restarts());
+  }
+
+  @Test
+  void atMostOneRestartPerGap() {
+    ticksUntilRestart(20, true, LINK, CWND);
+    assertTrue(ticksUntilRestart(20, true, LINK / 10, CWND) >= 0);
+    ticksUntilRestart(20, true, LINK, CWND);
+    int tick = ticksUntilRestart(1000, true, LINK / 10, CWND);
+    assertTrue(tick >= 0);
+    assertTrue((20 + tick + 1) * TICK >= CongestionRestart.MIN_GAP_NANOS, "second restart came " + (20 + tick + 1) * TICK / 1e9 + " s after the first");
+    assertEquals(2, restart.restarts());
+  }
+
+  @Test
+  void unknownEstimatesAreIgnored() {
+    assertEquals(-1, ticksUntilRestart(100, true, 0, CWND));
+  }
+}

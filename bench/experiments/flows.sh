@@ -12,6 +12,12 @@
 #      (connect() to the first echoed byte), whole-flow p50/p99, and the CPU the two nodes spent per
 #      flow (ms, from /proc: robust against the load others put on the machine) and the client and
 #      echo server together (their own CPU, system calls included); every byte checked.
+#      tcpopt is measured twice at each RTT: "cold", after the short warm-up below (the nodes are
+#      minutes old: the JIT compiler still busy), and "steady", after FLOWS_STEADY_FLOWS more new
+#      flows (bounded by FLOWS_STEADY_SECONDS), as a node that has run for days would be. Each row
+#      also splits the nodes' CPU per flow by thread (/proc/PID/task/*/stat): the event loops, the
+#      JIT compiler threads (near 0 once C2 settled) and the GC threads; the per-thread ticks of
+#      each tcpopt row go to logs/node-threads-PHASE-rttRTT.txt.
 #
 # The pair runs with settings for many flows (FLOWS_TCPOPT_* below, the environment may override
 # them): the testbed has one client address, which holds every flow (flows.max-per-client), and
@@ -31,6 +37,8 @@ else
   MF_FLOWS=10000 MF_HOLD=10 MF_AFTER=30 FR_SECONDS=10
 fi
 MF_OPEN=90 MF_RATE_MBIT=1000 FR_CONCURRENCY=64 FR_SIZE=1024 FLOWS_WARM_SECONDS="${FLOWS_WARM_SECONDS:-15}"
+# The steady state of experiment 7: this many more new flows (at 2 ms RTT), at most this long.
+FLOWS_STEADY_FLOWS="${FLOWS_STEADY_FLOWS:-40000}" FLOWS_STEADY_SECONDS="${FLOWS_STEADY_SECONDS:-120}"
 FLOWS_TCPOPT_STREAM_WINDOW="${FLOWS_TCPOPT_STREAM_WINDOW-}"
 FLOWS_TCPOPT_LAN="${FLOWS_TCPOPT_LAN-}"
 FLOWS_TCPOPT_FLOWS="${FLOWS_TCPOPT_FLOWS:-{ max-active: 12000, max-per-client: 12000, buffer-budget: 2560MiB \}}"
@@ -140,6 +148,22 @@ cpu_ticks() { # cpu_ticks PID...: user + system clock ticks of the processes tog
   echo "$total"
 }
 
+# Per-thread CPU of the nodes: one line per thread, "NODE NAME USER SYSTEM" (clock ticks), names
+# with digits as N (Linux keeps 15 characters: tcpopt-branch-N and tcpopt-dc-N-io- are the event
+# loops, "CN CompilerThre" the JIT compiler threads).
+node_threads() { # node_threads PID... > file
+  local pid t i=0 node
+  for pid in "$@"; do
+    node=branch; [ "$i" = 0 ] || node=dc
+    for t in /proc/"$pid"/task/*; do
+      # comm may hold spaces: the fields after the ")" are the stat fields from the 3rd on
+      awk -v node="$node" -v name="$(sed 's/[0-9][0-9]*/N/g; s/ /_/g' "$t/comm" 2> /dev/null)" \
+        '{ sub(/^.*\) /, ""); print node, name, $12, $13 }' "$t/stat" 2> /dev/null || true
+    done
+    i=$((i + 1))
+  done
+}
+
 # FLOWS_JFR=1: each tcpopt node records a Java Flight Recording (settings=profile) during each flow
 # rate run, logs/jfr-NODE-rttRTT.jfr (the setup path's profile; the recording costs CPU: a run with
 # it is a diagnosis, not a figure).
@@ -156,35 +180,141 @@ flows_jfr() { # flows_jfr start|stop RTT
   done
 }
 
-flow_rate_run() { # flow_rate_run MODE RTT -> a row of flow_rate.csv
-  local mode="$1" rtt="$2" json="$RESULTS/logs/flow-rate-$1-rtt$2.json" ticks0 ticks1 server0 server1
-  flows_jfr start "$rtt"
+flow_rate_run() { # flow_rate_run MODE RTT [PHASE] -> a row of flow_rate.csv
+  local mode="$1" rtt="$2" phase="${3:-cold}" ticks0 ticks1 server0 server1
+  local json="$RESULTS/logs/flow-rate-$mode-$phase-rtt$rtt.json" threads="$RESULTS/logs/node-threads-$phase-rtt$rtt"
+  flows_jfr start "$rtt-$phase"
   ticks0="$(cpu_ticks "${TCPOPT_PIDS[@]}")"
   server0="$(cpu_ticks "${PIDS[flowgen-close]}")"
+  [ "$mode" != tcpopt ] || node_threads "${TCPOPT_PIDS[@]}" > "$threads.0"
   flowgen_client rate --port "$FR_PORT" --size "$FR_SIZE" --concurrency "$FR_CONCURRENCY" --duration "$FR_SECONDS" --deadline 15 \
-    > "$json" 2> "$RESULTS/logs/flow-rate-$mode-rtt$rtt.err" || true
+    > "$json" 2> "$RESULTS/logs/flow-rate-$mode-$phase-rtt$rtt.err" || true
   ticks1="$(cpu_ticks "${TCPOPT_PIDS[@]}")"
   server1="$(cpu_ticks "${PIDS[flowgen-close]}")"
-  flows_jfr stop "$rtt"
+  [ "$mode" != tcpopt ] || node_threads "${TCPOPT_PIDS[@]}" > "$threads.1"
+  flows_jfr stop "$rtt-$phase"
   local row
-  # endpoints: the client's own CPU (flowgen reports its rusage) and the echo server's (/proc)
-  row="$("$PYTHON" - "$json" "$((ticks1 - ticks0))" "$(getconf CLK_TCK)" "$((server1 - server0))" <<'PY'
-import json, sys
+  # endpoints: the client's own CPU (flowgen reports its rusage) and the echo server's (/proc);
+  # the nodes' CPU split by thread: event loops, JIT compiler, GC (the rest is in the total only)
+  row="$("$PYTHON" - "$json" "$((ticks1 - ticks0))" "$(getconf CLK_TCK)" "$((server1 - server0))" "$threads" "$mode" <<'PY'
+import collections, json, sys
 try:
     d = json.load(open(sys.argv[1]))
 except Exception:
-    print("0,0,0,0,0,0,0,0,0,0,failed: no result"); sys.exit()
+    print("0,0,0,0,0,0,0,0,0,0,0,0,0,failed: no result"); sys.exit()
 status = "ok" if d["completed"] == d["started"] and not d["errors"] and not d["mismatched_bytes"] else "errors: " + d["last_error"][:60].replace(",", ";")
 hz = int(sys.argv[3])
-cpu_ms = int(sys.argv[2]) * 1000 / hz / d["completed"] if d["completed"] else 0
-ends_ms = (d.get("client_cpu_s", 0) * 1000 + int(sys.argv[4]) * 1000 / hz) / d["completed"] if d["completed"] else 0
-print("%d,%d,%d,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%s" % (d["started"], d["completed"], d["errors"], d["flows_per_s"], d["setup_p50_ms"], d["setup_p99_ms"],
-      d["flow_p50_ms"], d["flow_p99_ms"], cpu_ms, ends_ms, status))
+n = d["completed"]
+cpu_ms = int(sys.argv[2]) * 1000 / hz / n if n else 0
+ends_ms = (d.get("client_cpu_s", 0) * 1000 + int(sys.argv[4]) * 1000 / hz) / n if n else 0
+groups = collections.Counter()
+if sys.argv[6] == "tcpopt":
+    def ticks(path):
+        t = collections.Counter()
+        for line in open(path):
+            f = line.split()
+            if len(f) == 4:
+                t[(f[0], f[1])] += int(f[2]) + int(f[3])
+        return t
+    before, after = ticks(sys.argv[5] + ".0"), ticks(sys.argv[5] + ".1")
+    with open(sys.argv[5] + ".txt", "w") as out:
+        out.write("clock ticks (%d/s) per thread name during the run, %d flows\n" % (hz, n))
+        for key in sorted(after, key=lambda k: -(after[k] - before[k])):
+            used = after[key] - before[key]
+            if used > 0:
+                out.write("%-6s %-16s %6d\n" % (key[0], key[1], used))
+            name = key[1]
+            group = "loops" if name.startswith("tcpopt-") else "jit" if "Compiler" in name else "gc" if ("GC" in name or "G1" in name or "Conc" in name) else "other"
+            groups[group] += used
+ms = lambda g: groups[g] * 1000 / hz / n if n else 0
+print("%d,%d,%d,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%s" % (d["started"], n, d["errors"], d["flows_per_s"], d["setup_p50_ms"], d["setup_p99_ms"],
+      d["flow_p50_ms"], d["flow_p99_ms"], cpu_ms, ms("loops"), ms("jit"), ms("gc"), ends_ms, status))
 PY
 )"
-  echo "$mode,$rtt,$row" >> "$RESULTS/flow_rate.csv"
-  IFS=, read -r _ done errors rate s50 s99 _ _ cpu ends status <<< "$row"
-  progress "  $mode rtt=${rtt}ms: $rate flows/s ($done flows, $errors errors), setup p50 $s50 ms p99 $s99 ms, nodes' CPU $cpu ms/flow, client + server $ends ms/flow ($status)"
+  echo "$mode,$phase,$rtt,$row" >> "$RESULTS/flow_rate.csv"
+  IFS=, read -r _ done errors rate s50 s99 _ _ cpu loops jit gc ends status <<< "$row"
+  progress "  $mode $phase rtt=${rtt}ms: $rate flows/s ($done flows, $errors errors), setup p50 $s50 ms p99 $s99 ms," \
+    "nodes' CPU $cpu ms/flow (event loops $loops, JIT $jit, GC $gc), client + server $ends ms/flow ($status)"
+}
+
+# FLOWS_PROFILE=1: after the steady rows, one more 2 ms flow-rate run (not recorded) with `perf
+# record -g` on both nodes and their JIT symbol maps (jcmd Compiler.perfmap), into
+# logs/perf-NODE.data and logs/perf-NODE.txt (perf report, children off: self time by symbol). A
+# diagnosis; perf costs CPU.
+flows_profile() {
+  [ "${FLOWS_PROFILE:-0}" = 1 ] && command -v perf > /dev/null || return 0
+  set_flows_link 2
+  local i=0 node perfs=()
+  for node in branch dc; do
+    perf record -F 499 -g -p "${TCPOPT_PIDS[$i]}" -o "$RESULTS/logs/perf-$node.data" > "$RESULTS/logs/perf-$node.log" 2>&1 &
+    perfs+=($!)
+    i=$((i + 1))
+  done
+  sleep 1
+  flowgen_client rate --port "$FR_PORT" --size "$FR_SIZE" --concurrency "$FR_CONCURRENCY" --duration "$FR_SECONDS" --deadline 15 \
+    > "$RESULTS/logs/flow-rate-profile.json" 2>&1 || true
+  i=0
+  for node in branch dc; do
+    jcmd "${TCPOPT_PIDS[$i]}" Compiler.perfmap > /dev/null 2>&1 || true
+    kill -INT "${perfs[$i]}" 2> /dev/null || true
+    i=$((i + 1))
+  done
+  wait "${perfs[@]}" 2> /dev/null || true
+  for node in branch dc; do
+    perf report -i "$RESULTS/logs/perf-$node.data" --no-children --sort dso,sym --stdio 2> /dev/null | head -400 > "$RESULTS/logs/perf-$node.txt" || true
+  done
+  progress "  profile: logs/perf-branch.txt, logs/perf-dc.txt ($(tr -d '\n' < "$RESULTS/logs/flow-rate-profile.json" | head -c 120))"
+  # then the system calls of each node (perf trace -s: calls by thread and system call) for 5 s of flows
+  local traces=()
+  i=0
+  for node in branch dc; do
+    perf trace -s -p "${TCPOPT_PIDS[$i]}" -o "$RESULTS/logs/syscalls-$node.txt" > /dev/null 2>&1 &
+    traces+=($!)
+    i=$((i + 1))
+  done
+  sleep 1
+  flowgen_client rate --port "$FR_PORT" --size "$FR_SIZE" --concurrency "$FR_CONCURRENCY" --duration 5 --deadline 15 \
+    > "$RESULTS/logs/flow-rate-syscalls.json" 2>&1 || true
+  kill -INT "${traces[@]}" 2> /dev/null || true
+  wait "${traces[@]}" 2> /dev/null || true
+  progress "  system calls: logs/syscalls-branch.txt, logs/syscalls-dc.txt ($(tr -d '\n' < "$RESULTS/logs/flow-rate-syscalls.json" | head -c 120))"
+}
+
+# The steady state: FLOWS_STEADY_FLOWS new flows at 2 ms RTT (at most FLOWS_STEADY_SECONDS), not
+# recorded but for their count and how much of the nodes' CPU each thread took in their last
+# seconds (5 s or less: the JIT compiler should be near 0 there; logs/flows-steady.json,
+# logs/node-threads-steady-warm-up-tail.txt).
+flows_steady_warm_up() {
+  set_flows_link 2
+  local tail="$RESULTS/logs/node-threads-steady-warm-up-tail"
+  flowgen_client rate --port "$FR_PORT" --size "$FR_SIZE" --concurrency "$FR_CONCURRENCY" --count "$FLOWS_STEADY_FLOWS" \
+    --duration "$FLOWS_STEADY_SECONDS" --deadline 15 > "$RESULTS/logs/flows-steady.json" 2>&1 &
+  local client=$! t0=$SECONDS
+  node_threads "${TCPOPT_PIDS[@]}" > "$tail.1"
+  while kill -0 "$client" 2> /dev/null && [ $((SECONDS - t0)) -lt $((FLOWS_STEADY_SECONDS + 30)) ]; do
+    sleep 5
+    mv "$tail.1" "$tail.0"
+    node_threads "${TCPOPT_PIDS[@]}" > "$tail.1"
+  done
+  wait "$client" || true
+  t0=5
+  "$PYTHON" - "$tail" "$t0" <<'PY' > "$tail.txt"
+import collections, sys
+def ticks(path):
+    t = collections.Counter()
+    for line in open(path):
+        f = line.split()
+        if len(f) == 4:
+            t[f[1]] += int(f[2]) + int(f[3])
+    return t
+a, b = ticks(sys.argv[1] + ".0"), ticks(sys.argv[1] + ".1")
+print("clock ticks per thread name (both nodes) in the last (at most) %s s of the steady-state warm-up" % sys.argv[2])
+for k in sorted(b, key=lambda k: -(b[k] - a[k])):
+    if b[k] - a[k] > 0:
+        print("%-16s %6d" % (k, b[k] - a[k]))
+PY
+  progress "  steady state: $(tr -d '\n' < "$RESULTS/logs/flows-steady.json" | head -c 200)"
+  progress "  $(head -4 "$tail.txt" | tr '\n' ';')"
 }
 
 # Experiments 6 and 7 on their own testbed (the link at 1 Gbit/s), each mode started once.
@@ -212,8 +342,17 @@ flows_experiments() {
       [ "$mode" = tcpopt ] && ! wants 6 && flows_warm_up "$mode"
       for rtt in 2 100; do
         set_flows_link "$rtt"
-        flow_rate_run "$mode" "$rtt"
+        flow_rate_run "$mode" "$rtt" "$([ "$mode" = tcpopt ] && echo cold || echo none)"
       done
+      if [ "$mode" = tcpopt ] && [ "$FLOWS_STEADY_FLOWS" -gt 0 ]; then
+        progress "[7] flow rate, $mode at steady state (after $FLOWS_STEADY_FLOWS more flows, at most $FLOWS_STEADY_SECONDS s)"
+        flows_steady_warm_up
+        for rtt in 2 100; do
+          set_flows_link "$rtt"
+          flow_rate_run "$mode" "$rtt" steady
+        done
+        flows_profile
+      fi
     fi
     [ "$mode" != tcpopt ] || stop_tcpopt
   done

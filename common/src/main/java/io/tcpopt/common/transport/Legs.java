@@ -15,6 +15,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.ssl.SslHandler;
+import java.io.IOException;
 import java.net.SocketAddress;
 import java.time.Duration;
 
@@ -86,7 +87,8 @@ public final class Legs {
   /**
    * Half-closes a leg once everything written so far is out: the end host reads EOF after the
    * last byte (after a TLS close_notify when the leg's pipeline terminates TLS). The returned future succeeds when the output is shut down and fails when a write
-   * before it failed, the leg is gone, or the shutdown failed.
+   * before it failed, the leg is gone, or the shutdown failed. An epoll leg's output is shut down
+   * without Netty's per-call exception ({@link QuietOutputShutdown}).
    */
   public static ChannelFuture shutdownOutputAfterWrites(Channel leg) {
     return finishOutputAfterWrites(leg, false);
@@ -132,6 +134,17 @@ public final class Legs {
     if (!leg.isActive()) {
       done.tryFailure(new IllegalStateException("leg closed before its output was shut down"));
       return;
+    }
+    if (!close) {
+      try {
+        if (QuietOutputShutdown.shutdown(leg)) {
+          done.trySuccess();
+          return;
+        }
+      } catch (IOException e) {
+        done.tryFailure(e);
+        return;
+      }
     }
     (close ? leg.close() : ((DuplexChannel) leg).shutdownOutput()).addListener(s -> {
       if (s.isSuccess()) {

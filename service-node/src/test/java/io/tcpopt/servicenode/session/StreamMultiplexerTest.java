@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.tcpopt.servicenode.trust.PeerAdmission;
 import io.tcpopt.servicenode.wire.DataFrame;
@@ -24,6 +27,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -130,8 +134,12 @@ class StreamMultiplexerTest {
     enc.finishAndReleaseAll();
   }
 
-  /** Frames the multiplexer has written since the last call (decoded as the peer would). */
+  /**
+   * Frames the multiplexer has written since the last call (decoded as the peer would), once the
+   * event loop's turn is over (the multiplexer flushes at its end).
+   */
   private List<Frame> sent() {
+    ch.runPendingTasks();
     ByteBuf b;
     while ((b = ch.readOutbound()) != null) {
       peerDecoder.writeInbound(b);
@@ -268,6 +276,78 @@ class StreamMultiplexerTest {
     assertEquals(0, s.connection().activeStreams());
     feed(data(1, 1, false));
     assertTrue(ch.isOpen(), "late DATA for a finished stream is ignored");
+  }
+
+  /**
+   * Everything one turn of the event loop writes leaves in one flush at the turn's end (one write
+   * and, with TLS, as few records as fit): two new streams' OPENs with their first bytes, more
+   * bytes and both ends. Nothing waits for the peer: the first bytes ride in the OPEN.
+   */
+  @Test
+  void framesOfOneTurnLeaveInOneFlush() {
+    drainSent();
+    AtomicInteger flushes = new AtomicInteger();
+    // Holds writes until a flush, as a socket does (EmbeddedChannel would run the loop's tasks on
+    // every write that reaches it), and counts the flushes.
+    ch.pipeline().addFirst(new ChannelOutboundHandlerAdapter() {
+      private final List<Object> held = new ArrayList<>();
+      private final List<ChannelPromise> promises = new ArrayList<>();
+
+      @Override
+      public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        held.add(msg);
+        promises.add(promise);
+      }
+
+      @Override
+      public void flush(ChannelHandlerContext ctx) {
+        flushes.incrementAndGet();
+        for (int i = 0; i < held.size(); i++) {
+          ctx.write(held.get(i), promises.get(i));
+        }
+        held.clear();
+        promises.clear();
+        ctx.flush();
+      }
+    });
+    StreamMultiplexer mux = ch.pipeline().get(StreamMultiplexer.class);
+    StreamHandler quiet = new StreamHandler() {
+      @Override
+      public void onData(ByteBuf data, boolean endStream) {
+        data.release();
+      }
+
+      @Override
+      public void onWindowUpdate() {}
+
+      @Override
+      public void onReset(int code, String reason) {}
+
+      @Override
+      public void onSendRoom() {}
+    };
+    MuxStream a = mux.open(1L, SRC, DST, 0, null, Unpooled.wrappedBuffer(new byte[100]), quiet);
+    MuxStream b = mux.open(2L, SRC, DST, 0, null, Unpooled.wrappedBuffer(new byte[200]), quiet);
+    a.writeData(Unpooled.wrappedBuffer(new byte[50]), true);
+    a.flush();
+    b.writeData(Unpooled.EMPTY_BUFFER, true);
+    b.flush();
+    assertEquals(0, flushes.get(), "nothing is flushed before the turn ends");
+    assertTrue(ch.outboundMessages().isEmpty());
+    List<Frame> out = sent();
+    assertEquals(1, flushes.get(), "one flush for the turn");
+    assertEquals(4, out.size(), out.toString());
+    OpenFrame openA = (OpenFrame) out.get(0);
+    OpenFrame openB = (OpenFrame) out.get(1);
+    DataFrame endA = (DataFrame) out.get(2);
+    DataFrame endB = (DataFrame) out.get(3);
+    assertEquals(List.of(a.id(), 100, b.id(), 200), List.of(openA.streamId(), openA.content().readableBytes(), openB.streamId(),
+        openB.content().readableBytes()), "each OPEN carries its first bytes");
+    assertEquals(List.of(a.id(), 50, true, b.id(), 0, true), List.of(endA.streamId(), endA.content().readableBytes(), endA.endStream(),
+        endB.streamId(), endB.content().readableBytes(), endB.endStream()));
+    for (Frame f : out) {
+      ((io.netty.util.ReferenceCounted) f).release();
+    }
   }
 
   @Test

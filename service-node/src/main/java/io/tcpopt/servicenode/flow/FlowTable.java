@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,8 +37,15 @@ public final class FlowTable {
   private final Counter bytesDown;
   /** tcpopt.flows.opened by kind and reason label ({@link ReasonLabel}), registered once each. */
   private final Map<String, Counter> openedCounters = new ConcurrentHashMap<>();
+  /**
+   * The counter of each reason as flows give it, per kind (the label's pattern match runs once per
+   * distinct reason, not once per flow); at most {@value #MAX_REMEMBERED_REASONS} reasons each, as
+   * reasons may name addresses: later ones are matched every time.
+   */
+  private final Map<FlowKind, Map<String, Counter>> countersByReason = new EnumMap<>(FlowKind.class);
 
   static final int MAX_REASON_LABELS = 64;
+  static final int MAX_REMEMBERED_REASONS = 256;
   static final String OTHER_REASON = "other";
 
   public FlowTable(int closedHistory, MeterRegistry registry) {
@@ -46,6 +54,9 @@ public final class FlowTable {
     registry.gauge("tcpopt.flows.active", active, Map::size);
     this.bytesUp = Counter.builder("tcpopt.flow.bytes").tag("direction", "client-to-server").baseUnit("bytes").register(registry);
     this.bytesDown = Counter.builder("tcpopt.flow.bytes").tag("direction", "server-to-client").baseUnit("bytes").register(registry);
+    for (FlowKind kind : FlowKind.values()) {
+      countersByReason.put(kind, new ConcurrentHashMap<>());
+    }
   }
 
   /** Records a new flow. */
@@ -60,6 +71,19 @@ public final class FlowTable {
   }
 
   private Counter opened(FlowKind kind, String reason) {
+    Map<String, Counter> remembered = countersByReason.get(kind);
+    Counter known = remembered.get(reason);
+    if (known != null) {
+      return known;
+    }
+    Counter c = labelled(kind, reason);
+    if (remembered.size() < MAX_REMEMBERED_REASONS) {
+      remembered.putIfAbsent(reason, c);
+    }
+    return c;
+  }
+
+  private Counter labelled(FlowKind kind, String reason) {
     reason = ReasonLabel.of(reason);
     String key = kind.ordinal() + reason;
     Counter c = openedCounters.get(key);

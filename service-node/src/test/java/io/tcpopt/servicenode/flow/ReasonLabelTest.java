@@ -37,4 +37,21 @@ class ReasonLabelTest {
     assertEquals(1_000, registry.get("tcpopt.flows.opened").tag("reason", "client N has N flows (per-client limit)").counter().count());
     assertTrue(table.snapshot().closed().get(0).reason().contains("198.18."), "the flow table keeps the address");
   }
+
+  /** The counter of a reason is remembered per kind: the same reason under two kinds is two series. */
+  @Test
+  void aRememberedReasonCountsUnderItsOwnKind() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    FlowTable table = new FlowTable(10, registry);
+    InetSocketAddress client = new InetSocketAddress("198.18.1.2", 40_000);
+    InetSocketAddress server = new InetSocketAddress("198.19.1.2", 80);
+    for (int i = 0; i < 3; i++) {
+      table.open(FlowKind.OPTIMIZED, "carried for peer dc-1", client, server).close("done");
+    }
+    for (int i = 0; i < 2; i++) {
+      table.open(FlowKind.PASS_THROUGH, "carried for peer dc-1", client, server).close("done");
+    }
+    assertEquals(3, registry.get("tcpopt.flows.opened").tag("kind", "optimized").tag("reason", "carried for peer dc-N").counter().count());
+    assertEquals(2, registry.get("tcpopt.flows.opened").tag("kind", "pass_through").tag("reason", "carried for peer dc-N").counter().count());
+  }
 }

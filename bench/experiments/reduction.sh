@@ -8,20 +8,27 @@
 #      (bench/tools/corpus.py --size 200M --seed 1), a random file never sent before.
 #      WAN bytes = bytes received on the branch's WAN interface during the transfer (IP, TCP and
 #      TLS overhead included); CPU = user+system seconds of both node processes during it (and of
-#      each node: cpu_branch_s, cpu_dc_s).
+#      each node: cpu_branch_s, cpu_dc_s; of these, the JIT compiler threads': jit_branch_s, jit_dc_s,
+#      and the garbage collector's threads': gc_branch_s, gc_dc_s).
 #      REDUCTION_WINDOW (default 32MiB) is both modes' wan.stream-window; REDUCTION_MB the file size.
-#      REDUCTION_WARMUP (default 3): unrecorded downloads of a throwaway random file (REDUCTION_WARMUP_MB,
-#      default 100) before each mode's measured transfers, the first new and the others repeats, so that
-#      the figures are the nodes' steady state rather than the JIT compiling them (in a fresh node the
-#      C2 compiler threads took 40-60% of its CPU during the first minute); 0 measures cold nodes, as
-#      runs 1-3 of docs/benchmarks.md did.
+#      Warm-up, unrecorded, before each mode's measured transfers, so that the figures are the nodes'
+#      steady state rather than the JIT compiling them (in a fresh node the C2 compiler threads took
+#      40-60% of its CPU during the first minute, and still 3 CPU-s per node in the first 200 MB that
+#      made the cache evict): downloads of throwaway random files of REDUCTION_WARMUP_MB (default 100),
+#      each new one then again (new, repeat, new, repeat ...; 4 files, so the cache fills and evicts),
+#      until the compiler threads took at most REDUCTION_WARMUP_JIT_PCT (default 10) percent of the
+#      nodes' CPU in the last new and repeat downloads, bounded by REDUCTION_WARMUP (default 8
+#      downloads) and REDUCTION_WARMUP_SECONDS (default 240). The log says why it stopped
+#      (logs/reduction-MODE-warm-up.txt). REDUCTION_WARMUP=0 measures cold nodes, as runs 1-3 of
+#      docs/benchmarks.md did.
 # Results: reduction.csv, reduction.png in the results folder.
 
 REDUCTION_MB="${REDUCTION_MB:-200}" REDUCTION_RTT=100 REDUCTION_PORT=8090
 # Both modes run with this stream window (empty: the node's default, the link's BDP): credit counts
 # LAN bytes, so a window of one BDP caps a reduced stream at the link rate however little crosses.
 REDUCTION_WINDOW="${REDUCTION_WINDOW-32MiB}"
-REDUCTION_WARMUP="${REDUCTION_WARMUP:-3}" REDUCTION_WARMUP_MB="${REDUCTION_WARMUP_MB:-100}"
+REDUCTION_WARMUP="${REDUCTION_WARMUP:-8}" REDUCTION_WARMUP_MB="${REDUCTION_WARMUP_MB:-100}"
+REDUCTION_WARMUP_SECONDS="${REDUCTION_WARMUP_SECONDS:-240}" REDUCTION_WARMUP_JIT_PCT="${REDUCTION_WARMUP_JIT_PCT:-10}"
 
 reduction_files() { # the test files, made once per state directory
   local d="$STATE_DIR/reduction"
@@ -29,8 +36,11 @@ reduction_files() { # the test files, made once per state directory
   [ -s "$d/random-a.bin" ] || head -c "${REDUCTION_MB}M" /dev/urandom > "$d/random-a.bin"
   [ -s "$d/random-b.bin" ] || head -c "${REDUCTION_MB}M" /dev/urandom > "$d/random-b.bin"
   [ -s "$d/random-c.bin" ] || head -c "${REDUCTION_MB}M" /dev/urandom > "$d/random-c.bin"
-  [ "$(stat -c %s "$d/warm-up.bin" 2> /dev/null || echo 0)" = $((REDUCTION_WARMUP_MB << 20)) ] ||
-    head -c "${REDUCTION_WARMUP_MB}M" /dev/urandom > "$d/warm-up.bin"
+  local w
+  for w in 1 2 3 4; do
+    [ "$(stat -c %s "$d/warm-up-$w.bin" 2> /dev/null || echo 0)" = $((REDUCTION_WARMUP_MB << 20)) ] ||
+      head -c "${REDUCTION_WARMUP_MB}M" /dev/urandom > "$d/warm-up-$w.bin"
+  done
   [ -s "$d/corpus.bin" ] || "$PYTHON" "$BENCH_DIR/tools/corpus.py" --size "${REDUCTION_MB}M" --seed 1 --out "$d/corpus.bin"
   [ -s "$d/edited.bin" ] || "$PYTHON" - "$d/random-a.bin" "$d/edited.bin" <<'PY'
 import random, sys
@@ -50,21 +60,62 @@ wan_rx_bytes() { # bytes received on the branch's WAN interface so far
   ip netns exec "$NS_BRANCH" cat "/sys/class/net/$ifc/statistics/rx_bytes"
 }
 
+thread_cpu() { # thread_cpu PID jit|gc: user+system CPU seconds of the node's JIT compiler or GC threads so far
+  local tck t c total=0; tck="$(getconf CLK_TCK)"
+  for t in /proc/"$1"/task/*; do
+    c="$(cat "$t/comm" 2> /dev/null)" || continue
+    case "$2:$c" in
+      jit:C1\ CompilerThre*|jit:C2\ CompilerThre*|gc:G1*|gc:GC\ Thread*|gc:VM\ Thread) ;;
+      *) continue ;;
+    esac
+    total=$(( total + $(awk '{ print $14 + $15 }' "$t/stat" 2> /dev/null || echo 0) ))
+  done
+  awk -v t="$total" -v h="$tck" 'BEGIN { printf "%.2f", t / h }'
+}
+
+node_cpu_split() { # "branch dc jit_branch jit_dc gc_branch gc_dc" CPU seconds so far
+  echo "$(cpu_seconds "${TCPOPT_PIDS[0]}") $(cpu_seconds "${TCPOPT_PIDS[1]}") $(thread_cpu "${TCPOPT_PIDS[0]}" jit)" \
+    "$(thread_cpu "${TCPOPT_PIDS[1]}" jit) $(thread_cpu "${TCPOPT_PIDS[0]}" gc) $(thread_cpu "${TCPOPT_PIDS[1]}" gc)"
+}
+
+reduction_warm_up() { # reduction_warm_up MODE: unrecorded downloads until the JIT has settled (see the header)
+  local mode="$1" log="$RESULTS/logs/reduction-$1-warm-up.txt" n=0 start=$SECONDS c0 c1 file pct settled=0 quiet=0
+  : > "$log"
+  while [ "$n" -lt "$REDUCTION_WARMUP" ]; do
+    if [ $(( SECONDS - start )) -ge "$REDUCTION_WARMUP_SECONDS" ]; then
+      echo "stopped: $REDUCTION_WARMUP_SECONDS s bound reached" >> "$log"; break
+    fi
+    file="warm-up-$(( n / 2 % 4 + 1 )).bin"
+    c0="$(node_cpu_split)"
+    ip netns exec "$NS_CLIENT" timeout 300 "$PYTHON" "$BENCH_DIR/tools/fileserve.py" get --host "$SERVER_IP" --port "$REDUCTION_PORT" \
+      --name "$file" > "$RESULTS/logs/reduction-$mode-warm-up-$n.json" 2>&1 || true
+    c1="$(node_cpu_split)"
+    n=$(( n + 1 ))
+    pct="$(awk -v a="$c0" -v b="$c1" 'BEGIN { split(a, x, " "); split(b, y, " "); all = y[1] + y[2] - x[1] - x[2];
+      jit = y[3] + y[4] - x[3] - x[4]; printf "%.0f", all > 0 ? 100 * jit / all : 0 }')"
+    echo "warm-up $n: $file, $(cut -c1-80 "$RESULTS/logs/reduction-$mode-warm-up-$((n - 1)).json"), JIT $pct% of the nodes' CPU" >> "$log"
+    if [ "$pct" -le "$REDUCTION_WARMUP_JIT_PCT" ]; then quiet=$(( quiet + 1 )); else quiet=0; fi
+    if [ "$quiet" -ge 2 ]; then # a new download and a repeat in a row
+      settled=1; echo "stopped: settled (JIT <= $REDUCTION_WARMUP_JIT_PCT% in the last two)" >> "$log"; break
+    fi
+  done
+  [ "$settled" = 1 ] || [ "$REDUCTION_WARMUP" = 0 ] || echo "not settled after $n downloads" >> "$log"
+  progress "  warm-up ($mode): $(tail -1 "$log")"
+}
+
 reduction_transfer() { # reduction_transfer MODE NAME FILE
-  local mode="$1" name="$2" file="$3" json rx0 rx1 cpu0 cpu1 expected b0 b1 d0 d1
+  local mode="$1" name="$2" file="$3" json rx0 rx1 cpu0 cpu1 expected split0 split1
   expected="$(sha256sum "$file" | cut -d' ' -f1)"
   json="$RESULTS/logs/reduction-$mode-$name.json"
-  rx0="$(wan_rx_bytes)"; cpu0="$(cpu_seconds "${TCPOPT_PIDS[@]}")"
-  b0="$(cpu_seconds "${TCPOPT_PIDS[0]}")"; d0="$(cpu_seconds "${TCPOPT_PIDS[1]}")"
+  rx0="$(wan_rx_bytes)"; cpu0="$(cpu_seconds "${TCPOPT_PIDS[@]}")"; split0="$(node_cpu_split)"
   ip netns exec "$NS_CLIENT" timeout 300 "$PYTHON" "$BENCH_DIR/tools/fileserve.py" get --host "$SERVER_IP" --port "$REDUCTION_PORT" \
     --name "$(basename "$file")" > "$json" 2> "$RESULTS/logs/reduction-$mode-$name.err" || true
-  rx1="$(wan_rx_bytes)"; cpu1="$(cpu_seconds "${TCPOPT_PIDS[@]}")"
-  b1="$(cpu_seconds "${TCPOPT_PIDS[0]}")"; d1="$(cpu_seconds "${TCPOPT_PIDS[1]}")"
+  rx1="$(wan_rx_bytes)"; cpu1="$(cpu_seconds "${TCPOPT_PIDS[@]}")"; split1="$(node_cpu_split)"
   local row
-  row="$("$PYTHON" - "$json" "$expected" "$rx0" "$rx1" "$cpu0" "$cpu1" "$b0" "$b1" "$d0" "$d1" <<'PY'
+  row="$("$PYTHON" - "$json" "$expected" "$rx0" "$rx1" "$cpu0" "$cpu1" "$split0" "$split1" <<'PY'
 import json, sys
 wan = int(sys.argv[4]) - int(sys.argv[3]); cpu = float(sys.argv[6]) - float(sys.argv[5])
-split = ",%.2f,%.2f" % (float(sys.argv[8]) - float(sys.argv[7]), float(sys.argv[10]) - float(sys.argv[9]))
+split = "".join(",%.2f" % (float(b) - float(a)) for a, b in zip(sys.argv[7].split(), sys.argv[8].split()))
 try:
     r = json.load(open(sys.argv[1]))
     ok = "ok" if r["sha256"] == sys.argv[2] else "sha256-mismatch"
@@ -80,7 +131,7 @@ PY
 }
 
 reduction_experiments() {
-  header reduction.csv "mode,transfer,lan_bytes,wan_bytes,wan_pct,seconds,mbit_s,cpu_s,cpu_s_per_gb,status,cpu_branch_s,cpu_dc_s"
+  header reduction.csv "mode,transfer,lan_bytes,wan_bytes,wan_pct,seconds,mbit_s,cpu_s,cpu_s_per_gb,status,cpu_branch_s,cpu_dc_s,jit_branch_s,jit_dc_s,gc_branch_s,gc_dc_s"
   local files mode policy
   files="$(reduction_files)"
   "$TESTBED_DIR/up.sh" --rtt "$REDUCTION_RTT" --rate "$LINK_MBIT" --loss 0 --queue 1000
@@ -94,11 +145,7 @@ reduction_experiments() {
       > "$RESULTS/logs/start-reduction-$mode.txt" 2>&1 || fail "tcpopt did not start ($mode): $(tail -2 "$RESULTS/logs/start-reduction-$mode.txt")"
     TCPOPT_PIDS=($("$TESTBED_DIR/tcpopt-nodes.sh" pids)) TCPOPT_WHERE=()
     progress "[11] data reduction $mode"
-    local w
-    for w in $(seq "$REDUCTION_WARMUP"); do # unrecorded: the JIT compiles the data path
-      ip netns exec "$NS_CLIENT" timeout 300 "$PYTHON" "$BENCH_DIR/tools/fileserve.py" get --host "$SERVER_IP" --port "$REDUCTION_PORT" \
-        --name warm-up.bin > "$RESULTS/logs/reduction-$mode-warm-up-$w.json" 2>&1 || true
-    done
+    reduction_warm_up "$mode"
     if [ "$mode" = off ]; then
       reduction_transfer off random "$files/random-b.bin"
       reduction_transfer off random-again "$files/random-b.bin"

@@ -3,6 +3,7 @@ package io.tcpopt.reduction;
 import io.tcpopt.common.policy.DataReduction;
 import io.tcpopt.reduction.ControlMessage.ChunkId;
 import io.tcpopt.reduction.ControlMessage.Piece;
+import io.tcpopt.reduction.store.ChunkBytes;
 import io.tcpopt.reduction.store.ChunkStore;
 import io.tcpopt.reduction.store.Crc;
 import io.tcpopt.reduction.store.Fingerprint;
@@ -78,13 +79,11 @@ public final class PeerReduction {
 
   /** Bytes of chunks sent as references and not yet acknowledged, kept to answer a NACK. */
   private static final class Retained {
-    final byte[] data;
-    final int crc;
+    final ChunkBytes data;
     int refs;
 
-    Retained(byte[] data, int crc) {
+    Retained(ChunkBytes data) {
       this.data = data;
-      this.crc = crc;
     }
   }
 
@@ -107,10 +106,10 @@ public final class PeerReduction {
 
   private static final class Resupply {
     final ChunkId id;
-    final byte[] data; // null: unavailable
+    final ChunkBytes data; // null: unavailable
     int sent;
 
-    Resupply(ChunkId id, byte[] data) {
+    Resupply(ChunkId id, ChunkBytes data) {
       this.id = id;
       this.data = data;
     }
@@ -323,16 +322,19 @@ public final class PeerReduction {
     }
   }
 
-  synchronized void retain(Fingerprint f, byte[] data, int crc) {
-    retained.computeIfAbsent(new ChunkId(f, data.length, crc), id -> new Retained(data, crc)).refs++;
-    expireLingering(System.nanoTime());
+  /** Keeps {@code data} to answer a NACK for {@code id} until as many releases as retains. */
+  synchronized void retain(ChunkId id, ChunkBytes data) {
+    Retained r = retained.get(id);
+    if (r == null) {
+      retained.put(id, r = new Retained(data));
+    }
+    r.refs++;
+    if (!lingering.isEmpty()) { // no clock read per chunk while nothing lingers
+      expireLingering(System.nanoTime());
+    }
   }
 
-  synchronized void release(Fingerprint f, int length, int crc) {
-    release(new ChunkId(f, length, crc));
-  }
-
-  private void release(ChunkId id) {
+  synchronized void release(ChunkId id) {
     Retained r = retained.get(id);
     if (r != null && --r.refs <= 0) {
       retained.remove(id);
@@ -344,10 +346,10 @@ public final class PeerReduction {
    * ({@link #LINGER_NANOS}, at most {@link #MAX_LINGERING_BYTES} in all) to answer a NACK for the
    * stream's tail, then release it.
    */
-  synchronized void linger(Fingerprint f, int length, int crc) {
+  synchronized void linger(ChunkId id) {
     long now = System.nanoTime();
-    lingering.add(new Lingering(new ChunkId(f, length, crc), now));
-    lingeringBytes += length;
+    lingering.add(new Lingering(id, now));
+    lingeringBytes += id.length();
     expireLingering(now);
   }
 
@@ -385,7 +387,7 @@ public final class PeerReduction {
       }
     }
     for (ChunkId id : fromStore) {
-      byte[] data = engine.store().get(id.fingerprint(), id.length(), id.crc());
+      ChunkBytes data = engine.store().find(id.fingerprint(), id.length(), id.crc());
       if (data == null) {
         stats.unavailable.increment();
       }
@@ -404,7 +406,7 @@ public final class PeerReduction {
     while (!resupplyQueue.isEmpty() && count < ControlMessage.MAX_ENTRIES) {
       Resupply r = resupplyQueue.peek();
       int room = maxBytes - b.length() - ControlMessage.RESUPPLY_ENTRY;
-      if (room <= 0 || (r.data != null && room < Math.min(256, r.data.length - r.sent))) {
+      if (room <= 0 || (r.data != null && room < Math.min(256, r.data.length() - r.sent))) {
         break;
       }
       writeId(b, r.id);
@@ -414,14 +416,14 @@ public final class PeerReduction {
         b.u32(0);
         resupplyQueue.poll();
       } else {
-        int n = Math.min(room, r.data.length - r.sent);
+        int n = Math.min(room, r.data.length() - r.sent);
         b.u8(0);
         b.u32(r.sent);
         b.u32(n);
-        b.put(r.data, r.sent, n);
+        b.put(r.data.page(), r.data.offset() + r.sent, n);
         r.sent += n;
         stats.resuppliedBytes.add(n);
-        if (r.sent == r.data.length) {
+        if (r.sent == r.data.length()) {
           resupplyQueue.poll();
         }
       }

@@ -5,6 +5,7 @@ import static io.tcpopt.reduction.SegmentFormat.MAX_CHUNK;
 import io.tcpopt.reduction.ControlMessage.ChunkId;
 import io.tcpopt.reduction.codec.CodecException;
 import io.tcpopt.reduction.codec.Codecs;
+import io.tcpopt.reduction.store.ChunkBytes;
 import io.tcpopt.reduction.store.ChunkStore;
 import io.tcpopt.reduction.store.Crc;
 import io.tcpopt.reduction.store.Fingerprint;
@@ -80,7 +81,11 @@ public final class StreamDecoder {
    *     than 1 MiB
    */
   public static int decodedLength(byte[] segment) {
-    if (segment.length < SegmentFormat.HEADER) {
+    return decodedLength(segment, segment.length);
+  }
+
+  private static int decodedLength(byte[] segment, int length) {
+    if (length < SegmentFormat.HEADER) {
       throw bad("shorter than its 16-byte header");
     }
     if ((segment[0] & 0xff) != SegmentFormat.VERSION) {
@@ -95,11 +100,22 @@ public final class StreamDecoder {
 
   /** Decodes the next segment of the stream. Malformed: {@link ReductionException} (reset the stream). */
   public void offer(byte[] segment) {
+    offer(segment, segment.length);
+  }
+
+  /**
+   * Decodes the segment in {@code segment[0, length)}. The decoder keeps nothing of the array, so
+   * the caller may reuse it at once (one receive buffer per thread rather than an array per frame).
+   */
+  public void offer(byte[] segment, int length) {
     if (closed) {
       throw new IllegalStateException("stream decoder is closed");
     }
-    stats.wanBytesIn.add(segment.length);
-    Decoded d = decode(segment);
+    if (length < 0 || length > segment.length) {
+      throw new IllegalArgumentException("length " + length + " of a " + segment.length + "-byte array");
+    }
+    stats.wanBytesIn.add(length);
+    Decoded d = decode(segment, length);
     output.add(d);
   }
 
@@ -205,8 +221,9 @@ public final class StreamDecoder {
 
   // ---- one segment ----------------------------------------------------------------------------
 
-  private Decoded decode(byte[] s) {
-    int decodedLength = decodedLength(s);
+  /** {@code s[0, end)} is the segment. */
+  private Decoded decode(byte[] s, int end) {
+    int decodedLength = decodedLength(s, end);
     int flags = s[1] & 0xff;
     if ((flags & ~SegmentFormat.FLAGS_KNOWN) != 0) {
       throw bad("unknown flags 0x" + Integer.toHexString(flags));
@@ -234,7 +251,7 @@ public final class StreamDecoder {
     long senderEpoch = 0;
     long receiverEpoch = 0;
     if (dedup) {
-      if (s.length < at + SegmentFormat.EPOCHS) {
+      if (end < at + SegmentFormat.EPOCHS) {
         throw bad("truncated epochs");
       }
       senderEpoch = Bytes.longAt(s, at);
@@ -245,12 +262,12 @@ public final class StreamDecoder {
     // Pass 1: check the ops and their lengths before decompressing anything.
     long literalUse = 0;
     for (int i = 0; i < opCount; i++) {
-      if (at >= s.length) {
+      if (at >= end) {
         throw bad("truncated op " + i);
       }
       int op = s[at] & 0xff;
       int size = opSize(op, dedup, i);
-      if (at + size > s.length) {
+      if (at + size > end) {
         throw bad("truncated op " + i);
       }
       if (op == SegmentFormat.OP_LITERAL) {
@@ -265,8 +282,8 @@ public final class StreamDecoder {
     if (literalUse != rawLength) {
       throw bad("LITERAL ops use " + literalUse + " bytes of a " + rawLength + "-byte literal block");
     }
-    if (s.length - at != encodedLength) {
-      throw bad((s.length - at) + " bytes after the ops, the header says " + encodedLength);
+    if (end - at != encodedLength) {
+      throw bad((end - at) + " bytes after the ops, the header says " + encodedLength);
     }
     // An uncompressed literal block is read where it lies in the segment, not copied out first.
     byte[] literal = codec == SegmentFormat.CODEC_NONE ? s : literalBlock(s, at, encodedLength, rawLength, codec, prefixed);
@@ -275,9 +292,11 @@ public final class StreamDecoder {
           ? Arrays.copyOfRange(literal, Math.max(0, rawLength - SegmentFormat.MAX_PREFIX), rawLength)
           : null;
     }
-    // Pass 2: run the ops.
+    // Pass 2: run the ops. The open chunk's bytes that came in this segment are out[pendingFrom,
+    // outAt): a chunk that begins and ends here is copied once, from there, into the cache.
     byte[] out = new byte[decodedLength];
     int outAt = 0;
+    int pendingFrom = -1;
     int literalAt = codec == SegmentFormat.CODEC_NONE ? at : 0;
     List<Hole> holes = new ArrayList<>(0);
     ChunkStore store = peer.store();
@@ -293,7 +312,12 @@ public final class StreamDecoder {
           }
           System.arraycopy(literal, literalAt, out, outAt, n);
           if (dedup) {
-            appendOpen(literal, literalAt, n);
+            if (pendingFrom < 0) {
+              pendingFrom = outAt;
+            }
+            if (openLength + (outAt + n - pendingFrom) > MAX_CHUNK) {
+              throw bad("a chunk grows past " + MAX_CHUNK + " bytes");
+            }
           }
           literalAt += n;
           outAt += n;
@@ -301,19 +325,34 @@ public final class StreamDecoder {
           break;
         }
         case SegmentFormat.OP_CHUNK: {
-          if (openLength == 0) {
+          int here = pendingFrom < 0 ? 0 : outAt - pendingFrom;
+          if (openLength + here == 0) {
             throw bad("CHUNK without chunk bytes");
           }
-          byte[] chunk = Arrays.copyOf(open, openLength);
-          Fingerprint f = fingerprints.of(chunk, 0, chunk.length);
-          int crc = Crc.of(chunk);
-          store.put(f, chunk, crc);
-          peer.peerHolds(f, chunk.length, crc, senderEpoch);
+          // A chunk all in this segment is hashed where it lies and copied once, into the cache.
+          byte[] chunk = out;
+          int from = pendingFrom;
+          int length = here;
+          if (openLength > 0) {
+            appendOpen(out, pendingFrom < 0 ? 0 : pendingFrom, here);
+            chunk = open;
+            from = 0;
+            length = openLength;
+          }
+          pendingFrom = -1;
+          Fingerprint f = fingerprints.of(chunk, from, length);
+          int crc = Crc.of(chunk, from, length);
+          store.put(f, chunk, from, length, crc);
+          peer.peerHolds(f, length, crc, senderEpoch);
           openLength = 0;
           at += SegmentFormat.CHUNK_OP_BYTES;
           break;
         }
         case SegmentFormat.OP_REF: {
+          if (pendingFrom >= 0) { // the reference completes a chunk whose first bytes came as literals
+            appendOpen(out, pendingFrom, outAt - pendingFrom);
+            pendingFrom = -1;
+          }
           Fingerprint f = Fingerprint.read(s, at + 1);
           int length = Bytes.intAt(s, at + 17);
           int crc = Bytes.intAt(s, at + 21);
@@ -324,9 +363,9 @@ public final class StreamDecoder {
           if (outAt + n > decodedLength) {
             throw bad("ops decode to more than the stated " + decodedLength + " bytes");
           }
-          byte[] data = receiverEpoch == ownEpoch ? store.get(f, length, crc) : null;
-          if (data != null && (openLength == 0 || Arrays.equals(data, 0, openLength, open, 0, openLength))) {
-            System.arraycopy(data, openLength, out, outAt, n);
+          ChunkBytes data = receiverEpoch == ownEpoch ? store.find(f, length, crc) : null;
+          if (data != null && (openLength == 0 || data.startsWith(open, openLength))) {
+            data.copyTo(openLength, out, outAt);
           } else {
             holes.add(new Hole(new ChunkId(f, length, crc), outAt, Arrays.copyOf(open == null ? new byte[0] : open, openLength)));
           }
@@ -338,12 +377,16 @@ public final class StreamDecoder {
         }
         default: // CUT
           openLength = 0;
+          pendingFrom = -1;
           at += SegmentFormat.CUT_OP_BYTES;
           break;
       }
     }
     if (outAt != decodedLength) {
       throw bad("ops decode to " + outAt + " bytes, the header says " + decodedLength);
+    }
+    if (pendingFrom >= 0) { // the chunk goes on in the next segment
+      appendOpen(out, pendingFrom, outAt - pendingFrom);
     }
     if (!dedup) {
       openLength = 0;

@@ -9,9 +9,11 @@ import static io.tcpopt.reduction.SegmentFormat.REF_OP_BYTES;
 
 import io.tcpopt.common.policy.DataReduction;
 import io.tcpopt.common.policy.DataReduction.Compression;
+import io.tcpopt.reduction.ControlMessage.ChunkId;
 import io.tcpopt.reduction.chunk.GearChunker;
 import io.tcpopt.reduction.codec.Codecs;
 import io.tcpopt.reduction.codec.CompressionGuard;
+import io.tcpopt.reduction.store.ChunkBytes;
 import io.tcpopt.reduction.store.Crc;
 import io.tcpopt.reduction.store.Fingerprint;
 import io.tcpopt.reduction.store.FingerprintFunction;
@@ -78,7 +80,7 @@ public final class StreamEncoder {
   private record Literal(long end, Fingerprint fingerprint) {}
 
   /** A chunk sent as a reference, ending at stream offset {@code end}; its bytes kept to answer a NACK. */
-  private record Reference(long end, Fingerprint fingerprint, byte[] data, int crc) {}
+  private record Reference(long end, ChunkId id) {}
   private boolean finished;
   private boolean closed;
 
@@ -168,7 +170,7 @@ public final class StreamEncoder {
     }
     while (!references.isEmpty() && references.peek().end() <= acknowledged) {
       Reference r = references.poll();
-      peer.release(r.fingerprint(), r.data().length, r.crc());
+      peer.release(r.id());
     }
   }
 
@@ -193,9 +195,9 @@ public final class StreamEncoder {
     pending.clear();
     for (Reference r : references) {
       if (clean) {
-        peer.linger(r.fingerprint(), r.data().length, r.crc()); // the peer may still decode the tail
+        peer.linger(r.id()); // the peer may still decode the tail
       } else {
-        peer.release(r.fingerprint(), r.data().length, r.crc());
+        peer.release(r.id());
       }
     }
     references.clear();
@@ -215,15 +217,16 @@ public final class StreamEncoder {
     int length = openLength;
     Fingerprint f = fingerprints.of(open, 0, length);
     int crc = Crc.of(open, 0, length);
-    // The cache's own array: a chunk met again costs no copy (and no garbage); a new one is copied
-    // into the cache once, and references retain that same array.
-    byte[] data = peer.store().share(f, open, 0, length, crc);
+    // The cache's own bytes: a chunk met again costs no copy (and no garbage); a new one is copied
+    // into the cache once, and references retain those same bytes.
+    ChunkBytes data = peer.store().share(f, open, 0, length, crc);
     long end = written;
     long epoch = openSent < length ? peer.referenceEpoch(f, length, crc, this) : 0;
     if (epoch != 0) {
       addReference(f, length, crc, length - openSent, epoch);
-      peer.retain(f, data, crc);
-      references.add(new Reference(end, f, data, crc));
+      ChunkId id = new ChunkId(f, length, crc); // one key for retain and release
+      peer.retain(id, data);
+      references.add(new Reference(end, id));
       stats.referencesOut.increment();
       stats.referencedBytesOut.add(length - openSent);
     } else {

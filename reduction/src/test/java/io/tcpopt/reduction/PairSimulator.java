@@ -86,6 +86,8 @@ final class PairSimulator {
       return !finished && sent - acknowledged < window;
     }
 
+    private byte[] receiveBuffer = new byte[0];
+
     void writeSome() {
       int n = Math.min(data.length - sent, 1 + random.nextInt(maxWrite));
       n = (int) Math.min(n, window - (sent - acknowledged));
@@ -109,7 +111,18 @@ final class PairSimulator {
     void deliverOne() {
       byte[] s = inFlight.poll();
       StreamDecoder.decodedLength(s);
-      decoder.offer(s);
+      if (random.nextBoolean()) {
+        decoder.offer(s);
+      } else {
+        // As the transport does: through one receive array, longer than the segment and
+        // overwritten right after; a decoder that kept any of it would deliver wrong bytes.
+        if (receiveBuffer.length < s.length + 64) {
+          receiveBuffer = new byte[s.length + 64];
+        }
+        System.arraycopy(s, 0, receiveBuffer, 0, s.length);
+        decoder.offer(receiveBuffer, s.length);
+        java.util.Arrays.fill(receiveBuffer, 0, s.length, (byte) 0x5a);
+      }
       drain();
     }
 

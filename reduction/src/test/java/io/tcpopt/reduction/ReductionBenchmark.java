@@ -216,10 +216,13 @@ public class ReductionBenchmark {
       } else if (args[i].equals("--ratio")) {
         ratio(Files.readAllBytes(Path.of(args[++i])));
         return;
+      } else if (args[i].equals("--steady")) {
+        steady(Integer.parseInt(args[++i]), args.length > i + 1 ? args[++i] : "dedup+zstd");
+        return;
       } else if (args[i].equals("--rounds")) {
         rounds = Integer.parseInt(args[++i]);
       } else if (!args[i].equals("--cpu-time")) {
-        throw new IllegalArgumentException("usage: [--cpu-time] [--rounds N] [--corpus FILE] | --ratio FILE");
+        throw new IllegalArgumentException("usage: [--cpu-time] [--rounds N] [--corpus FILE] | --ratio FILE | --steady MB [MODE]");
       }
     }
     String[] modes = {"off", "lz4", "zstd", "dedup", "dedup+lz4", "dedup+zstd"};
@@ -269,6 +272,96 @@ public class ReductionBenchmark {
       double gb = bytes / 1e9;
       return new double[] {encNanos / 1e9 / gb, decNanos / 1e9 / gb, (double) wan / bytes};
     }
+  }
+
+  /**
+   * {@code --steady MB [MODE]}: one pair of engines with caches of 256 MiB each, as on a node, fed
+   * MB of data never seen before in 16 MiB streams (the caches fill, then evict), then a quarter as
+   * much sent again. Prints the CPU-s/GB of encoding and decoding (this thread) and of the garbage
+   * collector's threads (from /proc, Linux), per kind of data: the GC figure is what a cache of
+   * small arrays costs in young collections.
+   */
+  private static void steady(int mb, String m) throws IOException {
+    DataReduction mode = mode(m);
+    ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
+    try (ReductionEngine a = ReductionEngine.open(ReductionSettings.of(StoreSettings.memory(256L << 20)));
+        ReductionEngine b = ReductionEngine.open(ReductionSettings.of(StoreSettings.memory(256L << 20)))) {
+      a.peer("b").peerEpoch(b.epoch(), 256L << 20);
+      b.peer("a").peerEpoch(a.epoch(), 256L << 20);
+      int ops = Math.max(1, mb / 16);
+      byte[] input = null;
+      for (String kind : new String[] {"new", "repeat"}) {
+        long enc = 0;
+        long dec = 0;
+        long bytes = 0;
+        double gc0 = gcSeconds();
+        for (int i = 0; i < (kind.equals("new") ? ops : Math.max(1, ops / 4)); i++) {
+          if (kind.equals("new")) {
+            input = TestData.random(1000 + i, SIZE);
+          }
+          StreamEncoder e = a.peer("b").openEncoder(mode, MAX_SEGMENT);
+          long t0 = cpu.getCurrentThreadCpuTime();
+          List<byte[]> segments = new ArrayList<>();
+          for (int at = 0; at < input.length; at += READ) {
+            e.write(input, at, Math.min(READ, input.length - at));
+            if ((at + READ) % FLUSH_EVERY == 0) {
+              e.flush();
+            }
+            for (byte[] s; (s = e.poll()) != null; ) {
+              segments.add(s);
+            }
+          }
+          e.finish();
+          for (byte[] s; (s = e.poll()) != null; ) {
+            segments.add(s);
+          }
+          long t1 = cpu.getCurrentThreadCpuTime();
+          StreamDecoder d = b.peer("a").openDecoder(null);
+          long n = 0;
+          for (byte[] s : segments) {
+            d.offer(s);
+            for (byte[] out; (out = d.poll()) != null; ) {
+              n += out.length;
+            }
+          }
+          long t2 = cpu.getCurrentThreadCpuTime();
+          if (n != input.length) {
+            throw new IllegalStateException("decoded " + n + " of " + input.length);
+          }
+          d.close();
+          e.acknowledged(input.length);
+          e.close(true);
+          enc += t1 - t0;
+          dec += t2 - t1;
+          bytes += input.length;
+        }
+        double gb = bytes / 1e9;
+        System.out.printf("%-10s %-6s %6d MB  encode %.2f  decode %.2f  GC threads %.2f CPU-s/GB%n", m, kind,
+            bytes >> 20, enc / 1e9 / gb, dec / 1e9 / gb, (gcSeconds() - gc0) / gb);
+      }
+    }
+  }
+
+  /** CPU seconds so far of this JVM's garbage collector threads (G1 and VM threads), from /proc. */
+  private static double gcSeconds() throws IOException {
+    double ticks = 0;
+    try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+      for (Path t : (Iterable<Path>) tasks::iterator) {
+        String comm;
+        String stat;
+        try {
+          comm = Files.readString(t.resolve("comm")).trim();
+          stat = Files.readString(t.resolve("stat"));
+        } catch (IOException gone) {
+          continue;
+        }
+        if (comm.startsWith("G1") || comm.startsWith("GC Thread") || comm.equals("VM Thread")) {
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+        }
+      }
+    }
+    return ticks / 100.0; // USER_HZ
   }
 
   /** WAN bytes of one whole file per mode (the compressible-corpus figure of docs/data-reduction.md). */

@@ -3,7 +3,6 @@ package io.tcpopt.reduction.store;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -76,19 +75,28 @@ public final class ChunkStore implements AutoCloseable {
     return settings;
   }
 
-  /** The chunk's bytes (shared, never to be modified) if this exact chunk is held, else null. */
+  /** A copy of the chunk's bytes if this exact chunk is held, else null. */
   public byte[] get(Fingerprint f, int length, int crc) {
+    ChunkBytes c = find(f, length, crc);
+    return c == null ? null : c.toArray();
+  }
+
+  /**
+   * The chunk's bytes where the cache holds them (never changing, see {@link ChunkBytes}) if this
+   * exact chunk is held, else null; a chunk found on disk is brought into memory.
+   */
+  public ChunkBytes find(Fingerprint f, int length, int crc) {
     List<Fingerprint> evicted = new ArrayList<>(0);
-    byte[] data;
+    ChunkBytes found = null;
     synchronized (this) {
-      MemoryTier.Entry e = memory.get(f);
+      ChunkBytes e = memory.get(f);
       if (e != null && e.matches(length, crc)) {
         hits++;
-        return e.data();
+        return memory.touch(f, e);
       }
-      data = disk == null ? null : disk.read(f, length, crc, evicted);
+      byte[] data = disk == null ? null : disk.read(f, length, crc, evicted);
       if (data != null) {
-        memory.put(f, data, crc, evicted);
+        found = memory.put(f, data, 0, data.length, crc, evicted);
         hits++;
       } else {
         misses++;
@@ -96,29 +104,31 @@ public final class ChunkStore implements AutoCloseable {
       evicted.removeIf(this::holds);
     }
     notifyEvicted(evicted);
-    return data;
+    return found;
   }
 
   /** Whether this exact chunk is held (a memory hit counts as a use). */
   public synchronized boolean contains(Fingerprint f, int length, int crc) {
-    MemoryTier.Entry e = memory.get(f);
+    ChunkBytes e = memory.get(f);
     return (e != null && e.matches(length, crc)) || (disk != null && disk.contains(f, length, crc));
   }
 
-  /**
-   * Stores a chunk (the array is kept: the caller must not modify it), or makes it most recently
-   * used if this exact chunk is already held.
-   */
+  /** Stores a copy of the chunk, or makes it most recently used if this exact chunk is already held. */
   public void put(Fingerprint f, byte[] data, int crc) {
+    put(f, data, 0, data.length, crc);
+  }
+
+  /** {@link #put(Fingerprint, byte[], int)} for the chunk {@code data[offset, offset + length)}. */
+  public void put(Fingerprint f, byte[] data, int offset, int length, int crc) {
     List<Fingerprint> evicted = new ArrayList<>(0);
     synchronized (this) {
-      MemoryTier.Entry e = memory.get(f);
-      boolean onDisk = disk != null && disk.contains(f, data.length, crc);
-      if (e == null || !e.matches(data.length, crc)) {
-        memory.put(f, data, crc, evicted);
+      ChunkBytes e = memory.get(f);
+      boolean onDisk = disk != null && disk.contains(f, length, crc);
+      if (e == null || !e.matches(length, crc)) {
+        memory.put(f, data, offset, length, crc, evicted);
       }
       if (disk != null && !onDisk) {
-        disk.append(f, data, crc, evicted);
+        disk.append(f, data, offset, length, crc, evicted);
       }
       evicted.removeIf(this::holds);
     }
@@ -126,33 +136,30 @@ public final class ChunkStore implements AutoCloseable {
   }
 
   /**
-   * The cache's array for the chunk {@code data[offset, offset + length)}: the one it holds when it
+   * The cache's bytes for the chunk {@code data[offset, offset + length)}: those it holds when it
    * holds these exact bytes (compared byte for byte, so a colliding chunk is never taken for them;
    * made most recently used), else a copy that it stores as {@link #put} does. A sender that meets
-   * a chunk again so allocates nothing, and the caller's buffer may be reused at once.
+   * a chunk again so copies nothing, and the caller's buffer may be reused at once.
    */
-  public byte[] share(Fingerprint f, byte[] data, int offset, int length, int crc) {
+  public ChunkBytes share(Fingerprint f, byte[] data, int offset, int length, int crc) {
     List<Fingerprint> evicted = new ArrayList<>(0);
-    byte[] copy;
+    ChunkBytes stored;
     synchronized (this) {
       // One lookup for both outcomes (a sender meets a new chunk as often as an old one).
-      MemoryTier.Entry e = memory.get(f);
+      ChunkBytes e = memory.get(f);
       boolean matches = e != null && e.matches(length, crc);
       boolean onDisk = disk != null && disk.contains(f, length, crc);
-      if (matches && (disk == null || onDisk) && Arrays.equals(e.data(), 0, length, data, offset, offset + length)) {
-        return e.data();
+      if (matches && (disk == null || onDisk) && e.sameAs(data, offset, length)) {
+        return memory.touch(f, e);
       }
-      copy = Arrays.copyOfRange(data, offset, offset + length);
-      if (!matches) {
-        memory.put(f, copy, crc, evicted);
-      }
+      stored = memory.put(f, data, offset, length, crc, evicted);
       if (disk != null && !onDisk) {
-        disk.append(f, copy, crc, evicted);
+        disk.append(f, data, offset, length, crc, evicted);
       }
       evicted.removeIf(this::holds);
     }
     notifyEvicted(evicted);
-    return copy;
+    return stored;
   }
 
   /** Whether either tier still holds a chunk under {@code f}: a chunk pushed out of memory may still be on disk. */

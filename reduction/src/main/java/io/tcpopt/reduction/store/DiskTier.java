@@ -166,9 +166,14 @@ final class DiskTier implements AutoCloseable {
 
   /** Appends a chunk; appends the fingerprints that left the tier (segment eviction) to {@code evicted}. */
   void append(Fingerprint f, byte[] data, int crc, List<Fingerprint> evicted) {
+    append(f, data, 0, data.length, crc, evicted);
+  }
+
+  /** {@link #append(Fingerprint, byte[], int, List)} for the chunk {@code data[from, from + length)}. */
+  void append(Fingerprint f, byte[] data, int from, int length, int crc, List<Fingerprint> evicted) {
     try {
       Segment active = segments.peekLast();
-      if (active == null || active.size + RECORD_HEADER + data.length > segmentBytes) {
+      if (active == null || active.size + RECORD_HEADER + length > segmentBytes) {
         if (active != null) {
           seal(active);
         }
@@ -177,15 +182,15 @@ final class DiskTier implements AutoCloseable {
       }
       byte[] header = new byte[RECORD_HEADER];
       f.write(header, 0);
-      putInt(header, 16, data.length);
+      putInt(header, 16, length);
       putInt(header, 20, crc);
       putInt(header, 24, Crc.of(header, 0, 24));
       int offset = (int) active.size;
       writeFully(active.channel, ByteBuffer.wrap(header), offset);
-      writeFully(active.channel, ByteBuffer.wrap(data), offset + (long) RECORD_HEADER);
-      active.size += RECORD_HEADER + data.length;
-      totalBytes += RECORD_HEADER + data.length;
-      index.put(f, new Location(active, offset, data.length, crc));
+      writeFully(active.channel, ByteBuffer.wrap(data, from, length).slice(), offset + (long) RECORD_HEADER);
+      active.size += RECORD_HEADER + length;
+      totalBytes += RECORD_HEADER + length;
+      index.put(f, new Location(active, offset, length, crc));
     } catch (IOException e) {
       if (appendFailures++ % 10_000 == 0) { // a full disk fails every append: say so, not 10,000 times
         log.warn("disk cache: cannot append to {} ({} failures so far): {}", dir, appendFailures, e.toString());

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -84,24 +85,59 @@ class ChunkStoreTest {
   }
 
   @Test
-  void shareReturnsTheHeldArrayForTheSameBytesAndACopyOtherwise() {
+  void shareReturnsTheHeldBytesForTheSameBytesAndACopyOtherwise() {
     try (ChunkStore s = ChunkStore.open(StoreSettings.memory(1 << 20))) {
       byte[] buffer = new byte[10_000];
       byte[] c = chunk(4, 3000);
       System.arraycopy(c, 0, buffer, 100, c.length);
-      byte[] first = s.share(fp(c), buffer, 100, 3000, Crc.of(c));
-      assertNotSame(buffer, first);
-      assertArrayEquals(c, first);
-      assertSame(first, s.get(fp(c), 3000, Crc.of(c)), "stored");
+      ChunkBytes first = s.share(fp(c), buffer, 100, 3000, Crc.of(c));
+      assertNotSame(buffer, first.page());
+      assertArrayEquals(c, first.toArray());
+      ChunkBytes found = s.find(fp(c), 3000, Crc.of(c));
+      assertSame(first.page(), found.page(), "stored");
+      assertEquals(first.offset(), found.offset(), "stored");
       java.util.Arrays.fill(buffer, (byte) 0); // the caller reuses its buffer: the cache is unaffected
       assertArrayEquals(c, s.get(fp(c), 3000, Crc.of(c)));
-      assertSame(first, s.share(fp(c), c.clone(), 0, 3000, Crc.of(c)), "the same bytes again: the held array, no copy");
+      ChunkBytes again = s.share(fp(c), c.clone(), 0, 3000, Crc.of(c));
+      assertSame(first.page(), again.page(), "the same bytes again: the held bytes, no copy");
+      assertEquals(first.offset(), again.offset());
 
-      // same fingerprint, length and CRC claimed for other bytes (a forced collision): never the held array
+      // same fingerprint, length and CRC claimed for other bytes (a forced collision): never the held bytes
       byte[] other = chunk(5, 3000);
-      byte[] shared = s.share(fp(c), other, 0, 3000, Crc.of(c));
-      assertNotSame(first, shared);
-      assertArrayEquals(other, shared);
+      ChunkBytes shared = s.share(fp(c), other, 0, 3000, Crc.of(c));
+      assertArrayEquals(other, shared.toArray());
+      assertArrayEquals(c, first.toArray(), "bytes once handed out never change");
+    }
+  }
+
+  @Test
+  void chunksShareLargePagesAndAChunkMetAgainLeavesAnOldPage() {
+    long capacity = 16L << 20;
+    try (ChunkStore s = ChunkStore.open(StoreSettings.memory(capacity))) {
+      List<byte[]> chunks = new ArrayList<>();
+      List<ChunkBytes> held = new ArrayList<>();
+      for (int i = 0; i < 400; i++) { // 1.2 MB: one page of 1 MiB (capacity / 16) and a bit
+        byte[] c = chunk(1000 + i, 3000);
+        chunks.add(c);
+        held.add(s.share(fp(c), c, 0, c.length, Crc.of(c)));
+      }
+      assertSame(held.get(0).page(), held.get(300).page(), "not an array per chunk");
+      assertTrue(held.get(0).page().length >= 1 << 20, "pages of " + held.get(0).page().length);
+      // ~2.5 cache sizes of other chunks later (evicting all the rest), chunk 0, used all along, has
+      // moved out of its old page: the old pages can go
+      byte[] keep = chunks.get(0);
+      for (int i = 0; i < 14_000; i++) {
+        byte[] c = chunk(5000 + i, 3000);
+        s.put(fp(c), c, Crc.of(c));
+        if (i % 100 == 0) {
+          assertNotNull(s.find(fp(keep), keep.length, Crc.of(keep)), "in use, so held");
+        }
+      }
+      ChunkBytes now = s.find(fp(keep), keep.length, Crc.of(keep));
+      assertNotSame(held.get(0).page(), now.page(), "moved to a newer page");
+      assertArrayEquals(keep, now.toArray());
+      assertArrayEquals(keep, held.get(0).toArray(), "what a sender kept is unchanged");
+      assertNull(s.find(fp(chunks.get(1)), 3000, Crc.of(chunks.get(1))), "unused: evicted");
     }
   }
 

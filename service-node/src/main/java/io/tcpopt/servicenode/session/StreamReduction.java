@@ -1,7 +1,6 @@
 package io.tcpopt.servicenode.session;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.FastThreadLocal;
 import io.tcpopt.common.policy.DataReduction;
@@ -20,6 +19,17 @@ final class StreamReduction {
   private static final int SCRATCH_BYTES = 64 * 1024;
   /** Where bytes of direct buffers are copied for the encoder: one array per event loop, not per flow. */
   private static final FastThreadLocal<byte[]> SCRATCH = new FastThreadLocal<>() {
+    @Override
+    protected byte[] initialValue() {
+      return new byte[SCRATCH_BYTES];
+    }
+  };
+
+  /**
+   * Where encoded payloads from the peer are copied for the decoder, which keeps nothing of them:
+   * one array per event loop (grown to the largest payload seen), not one per frame.
+   */
+  private static final FastThreadLocal<byte[]> RECEIVED = new FastThreadLocal<>() {
     @Override
     protected byte[] initialValue() {
       return new byte[SCRATCH_BYTES];
@@ -120,7 +130,14 @@ final class StreamReduction {
   /** An encoded DATA payload (released here). Malformed: {@link io.tcpopt.reduction.ReductionException}. */
   void offer(ByteBuf segment) {
     try {
-      decoder.offer(ByteBufUtil.getBytes(segment));
+      int n = segment.readableBytes();
+      byte[] in = RECEIVED.get();
+      if (in.length < n) {
+        in = new byte[Math.max(n, 2 * in.length)];
+        RECEIVED.set(in);
+      }
+      segment.getBytes(segment.readerIndex(), in, 0, n);
+      decoder.offer(in, n);
     } finally {
       segment.release();
     }

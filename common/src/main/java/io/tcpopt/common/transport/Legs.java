@@ -15,6 +15,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.util.internal.PlatformDependent;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -26,6 +27,12 @@ import java.time.Duration;
  * {@link EpollHalfCloseWorkaround}.
  */
 public final class Legs {
+  /**
+   * Netty's socket channels turn TCP_NODELAY on when they are created, on every platform but
+   * Android: setting it again would cost each leg one more system call.
+   */
+  private static final boolean NO_DELAY_BY_DEFAULT = PlatformDependent.canEnableTcpNoDelayByDefault();
+
   private Legs() {}
 
   /**
@@ -34,25 +41,25 @@ public final class Legs {
    * caller adds the child handler, which must call {@link EpollHalfCloseWorkaround#install}.
    */
   public static ServerBootstrap server(EventLoopGroup boss, EventLoopGroup workers, WriteBufferWaterMark watermarks) {
-    return new ServerBootstrap()
+    ServerBootstrap b = new ServerBootstrap()
         .group(boss, workers)
         .channel(NettyTransport.serverChannel())
         .option(ChannelOption.SO_BACKLOG, 1024)
         .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
-        .childOption(ChannelOption.TCP_NODELAY, true)
         .childOption(ChannelOption.AUTO_READ, false)
         .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks);
+    return NO_DELAY_BY_DEFAULT ? b : b.childOption(ChannelOption.TCP_NODELAY, true);
   }
 
   /** A bootstrap for legs this node connects (to a server, or to a handoff listener); see {@link #connect}. */
   public static Bootstrap client(WriteBufferWaterMark watermarks, Duration connectTimeout) {
-    return new Bootstrap()
+    Bootstrap b = new Bootstrap()
         .channel(NettyTransport.socketChannel())
-        .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .option(ChannelOption.AUTO_READ, false)
         .option(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()));
+    return NO_DELAY_BY_DEFAULT ? b : b.option(ChannelOption.TCP_NODELAY, true);
   }
 
   /**

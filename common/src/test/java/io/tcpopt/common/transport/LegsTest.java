@@ -11,6 +11,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
@@ -25,6 +26,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -67,6 +69,7 @@ class LegsTest {
     Socket host = endHost.accept();
     assertTrue(connect.await(5, TimeUnit.SECONDS) && connect.isSuccess(), "leg connected");
     Channel leg = connect.channel();
+    assertTrue(leg.config().getOption(ChannelOption.TCP_NODELAY), "every leg has TCP_NODELAY");
     leg.pipeline().addLast(new ChannelInboundHandlerAdapter() {
       @Override
       public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -107,5 +110,25 @@ class LegsTest {
     }
     assertFalse(events.stream().anyMatch(e -> e instanceof ChannelOutputShutdownEvent), "no Netty shutdownOutput (and its exception): " + events);
     leg.close().sync();
+  }
+
+  /** Accepted and connected legs have TCP_NODELAY, set by Netty when the socket is made (not set twice). */
+  @Test
+  void acceptedLegsHaveNoDelay() throws Exception {
+    CompletableFuture<Boolean> noDelay = new CompletableFuture<>();
+    Channel listener = Legs.server(group, group, new WriteBufferWaterMark(16 * 1024, 64 * 1024))
+        .childHandler(new ChannelInboundHandlerAdapter() {
+          @Override
+          public void channelActive(ChannelHandlerContext ctx) {
+            noDelay.complete(ctx.channel().config().getOption(ChannelOption.TCP_NODELAY));
+            ctx.close();
+          }
+        })
+        .bind(InetAddress.getLoopbackAddress(), 0).sync().channel();
+    try (Socket client = new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) listener.localAddress()).getPort())) {
+      assertTrue(noDelay.get(5, TimeUnit.SECONDS), "the accepted leg has TCP_NODELAY");
+    } finally {
+      listener.close().sync();
+    }
   }
 }

@@ -32,6 +32,7 @@ import io.tcpopt.servicenode.reuse.ServerConnectionPool;
 import io.tcpopt.servicenode.session.MuxStream;
 import io.tcpopt.servicenode.session.SessionRegistry;
 import io.tcpopt.servicenode.session.StreamAcceptor;
+import io.tcpopt.servicenode.session.StreamBudget;
 import io.tcpopt.servicenode.session.StreamMultiplexer;
 import io.tcpopt.servicenode.session.WanSockets;
 import io.tcpopt.servicenode.session.WanStreamUpstream;
@@ -160,6 +161,11 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     return new Admitted(c, null, null, false);
   }
 
+  /** What a stream's windows reserve beyond their start, and its start credit: the flow's claim. */
+  private static StreamBudget streamBudget(Claim claim) {
+    return StreamBudget.of(claim::grow, claim::grantStart, claim::shrink, claim::startCredit);
+  }
+
   /** Records a flow beyond a node limit and resets its client. */
   private void refuse(Channel client, InetSocketAddress source, InetSocketAddress destination, String reason) {
     flows.open(FlowKind.REFUSED, reason, source, destination).close("refused: " + reason); // recorded before the client can see it
@@ -235,7 +241,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     HttpReuseProfile reuse = verdict.profiles() == null ? null : verdict.profiles().httpReuse();
     WanStreamUpstream stream = WanStreamUpstream.open(connection, flow.id(), source, destination, openFlags, legs.openCoalescing(),
         verdict.dataReduction(), reuse == null ? null : ServerReuse.of(reuse));
-    stream.budget(admitted.claim()::grow);
+    stream.budget(streamBudget(admitted.claim()));
     recordWanBytes(flow, stream);
     LegBridge.start(client.newSucceededFuture(), stream, flow.recorder(true), "client leg", tuning.idleTimeout());
   }
@@ -309,7 +315,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
     }
     FlowEntry flow = flows.open(FlowKind.OPTIMIZED, "carried for peer " + stream.peerName(), source, destination);
     flow.onClose(admitted.claim()::release);
-    stream.budget(admitted.claim()::grow);
+    stream.budget(streamBudget(admitted.claim()));
     flow.carriedBy(stream.peerName(), figures(stream.connection()));
     recordWanBytes(flow, stream);
     LegProfiles profiles = serverProfiles(source, destination);

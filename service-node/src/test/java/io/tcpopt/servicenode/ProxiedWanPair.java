@@ -29,10 +29,15 @@ final class ProxiedWanPair implements AutoCloseable {
    * @param wanExtra extra YAML lines for both nodes' {@code wan} section (indented 4 spaces)
    */
   static ProxiedWanPair start(TestServer.Handler serve, int connections, String wanExtra, long bytesPerSecond) throws IOException {
+    return start(serve, connections, wanExtra, "", bytesPerSecond);
+  }
+
+  /** As above, with {@code nodeExtra} for both nodes' {@code service-node} section (e.g. {@code "flows: { buffer-budget: 64MiB }"}). */
+  static ProxiedWanPair start(TestServer.Handler serve, int connections, String wanExtra, String nodeExtra, long bytesPerSecond) throws IOException {
     TestServer server = new TestServer(serve);
     WanLinkProxy[] link = new WanLinkProxy[1];
     try {
-      TestNodes nodes = TestNodes.start(null, connections, List.of(server.address()), wanExtra, "", "", dc -> {
+      TestNodes nodes = TestNodes.start(null, connections, List.of(server.address()), wanExtra, "", nodeExtra, dc -> {
         try {
           link[0] = new WanLinkProxy(dc, bytesPerSecond);
           return link[0].address();

@@ -51,6 +51,8 @@ final class WanLinkProxy implements AutoCloseable {
     return t;
   });
   final List<Link> links = new CopyOnWriteArrayList<>();
+  /** While set, bytes from the branch to the DC are held back (read, not relayed): a round trip that does not end. */
+  private volatile boolean holdBranchToDc;
 
   /** @param bytesPerSecond the rate of each direction of each connection, 0 for no limit */
   WanLinkProxy(InetSocketAddress dc, long bytesPerSecond) throws IOException {
@@ -107,6 +109,9 @@ final class WanLinkProxy implements AutoCloseable {
       OutputStream out = to.getOutputStream();
       int n;
       while ((n = in.read(buf)) >= 0) {
+        while (holdBranchToDc && counter == link.branchToDc) {
+          TimeUnit.MILLISECONDS.sleep(2);
+        }
         out.write(buf, 0, n);
         counter.addAndGet(n);
         moved += n;
@@ -125,6 +130,15 @@ final class WanLinkProxy implements AutoCloseable {
       closeQuietly(from);
       closeQuietly(to);
     }
+  }
+
+  /**
+   * Holds back (or, with false, releases) everything the branch sends the DC from now on: what the
+   * DC may send meanwhile is only the credit it already had, as in the first round trip of a path
+   * whose round trip is longer than the test.
+   */
+  void holdBranchToDc(boolean hold) {
+    holdBranchToDc = hold;
   }
 
   /** Severs {@code link} as a lost WAN connection: both nodes see a reset. */

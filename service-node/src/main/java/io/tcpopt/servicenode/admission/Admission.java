@@ -97,7 +97,7 @@ public final class Admission {
   }
 
   private void release(Claim c) {
-    budget.release(c.bytes(), c.optimized);
+    budget.release(c.bytes(), c.optimized, c.startHeld());
     active.decrementAndGet();
     giveBack(c.client);
   }
@@ -125,6 +125,10 @@ public final class Admission {
     private final Admission owner;
     private final InetAddress client;
     private long bytes;
+    /** What was reserved at admission: {@link #shrink} never goes below it. */
+    private final long admitted;
+    /** Start credit held ({@link #grantStart}), released first. */
+    private long start;
     private final boolean optimized;
     private final Limit limit;
     private final String reason;
@@ -134,6 +138,7 @@ public final class Admission {
       this.owner = owner;
       this.client = client;
       this.bytes = bytes;
+      this.admitted = bytes;
       this.optimized = optimized;
       this.limit = limit;
       this.reason = reason;
@@ -163,6 +168,44 @@ public final class Admission {
       }
       bytes += more;
       return true;
+    }
+
+    /**
+     * Reserves {@code more} bytes of start credit for the flow's new stream (see {@link
+     * StartCredit}); false, and nothing reserved, when they do not fit the budget or the pool.
+     */
+    public synchronized boolean grantStart(long more) {
+      if (!granted() || released.get() || !optimized || !owner.budget.tryReserveStart(more)) {
+        return false;
+      }
+      bytes += more;
+      start += more;
+      return true;
+    }
+
+    /**
+     * Gives back {@code less} bytes the claim reserved beyond its admission (credit the peer
+     * returned unused, a send queue that shrank), start credit first; never below what was
+     * admitted. A no-op once released.
+     */
+    public synchronized void shrink(long less) {
+      if (!granted() || released.get() || less <= 0) {
+        return;
+      }
+      long n = Math.min(less, bytes - admitted);
+      long s = Math.min(n, start);
+      bytes -= n;
+      start -= s;
+      owner.budget.release(n, optimized, s);
+    }
+
+    /** The start credit a new stream of this flow may get now, at most {@code most} ({@link BufferBudget#startCredit}); 0 unless granted. */
+    public long startCredit(long most) {
+      return granted() && !released.get() && optimized ? owner.budget.startCredit(most) : 0;
+    }
+
+    synchronized long startHeld() {
+      return start;
     }
 
     /** Bytes of the budget the claim holds. */

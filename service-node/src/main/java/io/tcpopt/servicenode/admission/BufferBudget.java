@@ -28,6 +28,7 @@ public final class BufferBudget {
   private final long budget;
   private long reserved;
   private long reservedOptimized;
+  private long startOutstanding;
 
   public BufferBudget(long budget) {
     this.budget = budget;
@@ -67,6 +68,39 @@ public final class BufferBudget {
       reservedOptimized += bytes;
     }
     return true;
+  }
+
+  /**
+   * The credit a new optimized stream may be granted at its start beyond its initial window, at most
+   * {@code most}: sized from the free part of the optimized share and the start credit outstanding
+   * ({@link StartCredit}). Not reserved: {@link #tryReserveStart} does, and may still refuse.
+   */
+  public synchronized long startCredit(long most) {
+    return StartCredit.size(freeOptimized(), optimizedShare(budget), startOutstanding, most);
+  }
+
+  private long freeOptimized() {
+    return Math.min(optimizedShare(budget) - reservedOptimized, budget - reserved);
+  }
+
+  /** Reserves {@code bytes} of start credit for an optimized flow, if they fit in the budget and in the start-credit pool. */
+  synchronized boolean tryReserveStart(long bytes) {
+    if (startOutstanding + bytes > StartCredit.pool(optimizedShare(budget)) || !tryReserve(bytes, true)) {
+      return false;
+    }
+    startOutstanding += bytes;
+    return true;
+  }
+
+  /** Start credit granted and neither given back nor ended with its flow. */
+  public synchronized long startOutstanding() {
+    return startOutstanding;
+  }
+
+  /** Releases {@code bytes}, {@code start} of them start credit. */
+  synchronized void release(long bytes, boolean optimized, long start) {
+    startOutstanding -= start;
+    release(bytes, optimized);
   }
 
   synchronized void release(long bytes, boolean optimized) {

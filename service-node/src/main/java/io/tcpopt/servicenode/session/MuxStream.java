@@ -4,7 +4,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
 import io.tcpopt.servicenode.wire.DataFrame;
 import io.tcpopt.servicenode.wire.RstStreamFrame;
 import io.tcpopt.servicenode.wire.WindowUpdateFrame;
@@ -14,9 +16,11 @@ import io.tcpopt.servicenode.wire.WireCodes;
  * One flow carried over a WAN connection, with its credit both ways. The sender may have at most
  * {@link #sendWindow()} bytes unacknowledged; received bytes are granted back (WINDOW_UPDATE) only
  * once written to the local TCP leg ({@link #consumed}), batched at a quarter window. The receive
- * window starts small and grows with the flow ({@link ReceiveWindow}); what it grows by, and what
- * the send queue may hold as the peer's window grows, is reserved from the stream's
- * {@link StreamBudget} first.
+ * window starts small and grows with the flow ({@link ReceiveWindow}), or at once by the start
+ * credit the node can spare ({@link #grantStartCredit}); what it grows by, and what the send queue
+ * may hold once it fills within the peer's window, is reserved from the stream's {@link
+ * StreamBudget} first. Credit the peer granted beyond its initial window and this side leaves
+ * unused for an idle second is given back (flag RETURN), and so is its reservation.
  *
  * <p>Lifecycle: the END_STREAM in each direction is not the end of the stream. The receiver keeps
  * granting after it and grants the last bytes as soon as all are written to its leg: that grant is
@@ -34,6 +38,12 @@ import io.tcpopt.servicenode.wire.WireCodes;
 public final class MuxStream {
   /** Bytes a stream may hold waiting for the scheduler; its credit is 0 beyond. */
   public static final int SEND_QUEUE_LIMIT = 256 * 1024;
+  /**
+   * How long a sender leaves credit beyond the peer's initial window unused before it gives it back
+   * (flag RETURN): at least this, and at least {@value #RETURN_IDLE_RTTS} round trips.
+   */
+  static final long RETURN_IDLE_MILLIS = 1_000;
+  static final int RETURN_IDLE_RTTS = 4;
 
   private final StreamMultiplexer mux;
   private final int id;
@@ -41,7 +51,10 @@ public final class MuxStream {
   private long sendWindow;
   /** The peer's window for this stream: its initial window plus every GROW it granted. */
   private long peerWindow;
-  /** What the send queue may hold: reserved from the budget, grows with the peer's window up to {@link #SEND_QUEUE_LIMIT}. */
+  /**
+   * What the send queue may hold: reserved from the budget; when it fills, it grows to what the
+   * peer's window allows, up to {@link #SEND_QUEUE_LIMIT}.
+   */
   private long sendQueueLimit;
   private final ReceiveWindow receive;
   private StreamBudget budget = StreamBudget.UNLIMITED;
@@ -60,6 +73,9 @@ public final class MuxStream {
   private boolean full;
   /** Every queued buffer is a data-reduction segment ({@link #encodeSegments}). */
   private boolean encoded;
+  /** When this side last wrote to the stream, and the check that gives back credit it left unused. */
+  private long lastWriteNanos;
+  private ScheduledFuture<?> returnCheck;
   /** Scheduler state: whether the stream is in one of its lists, and its deficit. */
   boolean scheduled;
   int deficit;
@@ -130,12 +146,14 @@ public final class MuxStream {
     int n = data.readableBytes();
     sendWindow -= n;
     sentEnd = endStream;
+    lastWriteNanos = eventLoop().ticker().nanoTime();
     if (n > 0) {
       if (pending == null) {
         pending = new ArrayDeque<>(4);
       }
       pending.add(data);
       pendingBytes += n;
+      growSendQueueIfFull();
       full = pendingBytes >= sendQueueLimit || full;
     } else {
       data.release();
@@ -169,6 +187,21 @@ public final class MuxStream {
       }
     }
     return new DataFrame(id, out, end, encoded && out.isReadable());
+  }
+
+  /**
+   * The queue is full while the peer's window has room for more: it may grow to its bound for that
+   * window ({@link #sendQueueBound}), reserved from the budget first. Reserved as the queue fills,
+   * not as the peer's window grows, so a stream that sends little holds no more than at its start.
+   */
+  private void growSendQueueIfFull() {
+    if (pendingBytes < sendQueueLimit || sendWindow <= 0) {
+      return;
+    }
+    long bound = sendQueueBound(peerWindow);
+    if (bound > sendQueueLimit && budget.reserve(bound - sendQueueLimit)) {
+      sendQueueLimit = bound;
+    }
   }
 
   /** True once, when the queue was full and has drained to half: the handler may write again. */
@@ -215,11 +248,13 @@ public final class MuxStream {
       return;
     }
     sendWindow -= decodedLength;
+    lastWriteNanos = eventLoop().ticker().nanoTime();
     if (pending == null) {
       pending = new ArrayDeque<>(4);
     }
     pending.add(segment);
     pendingBytes += segment.readableBytes();
+    growSendQueueIfFull();
     full = pendingBytes >= sendQueueLimit || full;
     mux.schedule(this);
   }
@@ -251,6 +286,72 @@ public final class MuxStream {
     removeIfDone();
   }
 
+  /**
+   * Grants the peer credit beyond the initial window at once, as large as the stream's budget allows
+   * now ({@link StreamBudget#startCredit}, reserved first): the GROW follows the OPEN (or answers it),
+   * so the first response runs at full speed instead of waiting for the window's growth. Written,
+   * not flushed.
+   */
+  void grantStartCredit() {
+    if (removed || receivedEnd) {
+      return;
+    }
+    long n = Math.min(Integer.MAX_VALUE, budget.startCredit(receive.room()));
+    if (n > 0 && budget.reserveStart(n)) {
+      receive.grow((int) n);
+      mux.write(new WindowUpdateFrame(id, (int) n, true));
+    }
+  }
+
+  /** Credit this side was granted beyond the peer's initial window and has not used. */
+  private long returnable() {
+    return removed ? 0 : Math.max(0, Math.min(sendWindow, peerWindow - mux.peerInitialWindow()));
+  }
+
+  /** After a while without writes, gives the peer back the credit this side left unused beyond its initial window. */
+  private void armReturn() {
+    if (returnCheck == null && !removed && returnable() > 0) {
+      returnCheck = eventLoop().schedule(this::returnIfIdle, returnIdleNanos(), TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private void cancelReturn() {
+    if (returnCheck != null) {
+      returnCheck.cancel(false);
+      returnCheck = null;
+    }
+  }
+
+  private long returnIdleNanos() {
+    return Math.max(TimeUnit.MILLISECONDS.toNanos(RETURN_IDLE_MILLIS), RETURN_IDLE_RTTS * Math.max(0, mux.rttNanos()));
+  }
+
+  private void returnIfIdle() {
+    returnCheck = null;
+    if (removed) {
+      return;
+    }
+    long idle = eventLoop().ticker().nanoTime() - lastWriteNanos;
+    long wait = returnIdleNanos() - idle;
+    if (wait > 0 || pendingBytes > 0) {
+      returnCheck = eventLoop().schedule(this::returnIfIdle, Math.max(wait, TimeUnit.MILLISECONDS.toNanos(RETURN_IDLE_MILLIS)), TimeUnit.NANOSECONDS);
+      return;
+    }
+    int n = (int) Math.min(Integer.MAX_VALUE, returnable());
+    if (n <= 0) {
+      return;
+    }
+    sendWindow -= n;
+    peerWindow -= n;
+    long bound = Math.max(sendQueueBound(peerWindow), pendingBytes);
+    if (bound < sendQueueLimit) {
+      budget.release(sendQueueLimit - bound);
+      sendQueueLimit = bound;
+    }
+    mux.write(WindowUpdateFrame.giveBack(id, n));
+    mux.flush();
+  }
+
   /** Every byte sent so far was written to the peer's leg: its grants brought the window back. */
   private boolean allSentAcknowledged() {
     return sendWindow == peerWindow;
@@ -271,6 +372,7 @@ public final class MuxStream {
       return;
     }
     removed = true;
+    cancelReturn();
     dropPending();
     mux.remove(this);
     mux.write(new RstStreamFrame(id, code, reason));
@@ -299,6 +401,25 @@ public final class MuxStream {
 
   /** Credit from the peer: an acknowledgement of bytes it wrote to its leg, or ({@code grow}) its window's growth. */
   void onWindowUpdate(int increment, boolean grow) {
+    onWindowUpdate(increment, grow, false);
+  }
+
+  /**
+   * A WINDOW_UPDATE from the peer: credit (see {@link #onWindowUpdate(int, boolean)}), or ({@code
+   * giveBack}, flag RETURN) credit this side granted that the peer gives back unused: the receive
+   * window shrinks and its reservation is released.
+   */
+  void onWindowUpdate(int increment, boolean grow, boolean giveBack) {
+    if (giveBack) {
+      if (!receive.giveBack(increment)) {
+        mux.connectionError(WireCodes.GOAWAY_FLOW_CONTROL, "stream " + id + " returned " + increment + " bytes of credit, beyond the "
+            + receive.credit() + " it has left or below the initial window (window " + receive.size() + ")");
+        return;
+      }
+      budget.release(increment);
+      removeIfDone();
+      return;
+    }
     sendWindow += increment;
     if (sendWindow > Integer.MAX_VALUE) {
       mux.connectionError(WireCodes.GOAWAY_FLOW_CONTROL, "stream " + id + " window above 2^31-1");
@@ -306,17 +427,15 @@ public final class MuxStream {
     }
     if (grow) {
       peerWindow += increment;
-      long bound = sendQueueBound(peerWindow);
-      if (bound > sendQueueLimit && budget.reserve(bound - sendQueueLimit)) {
-        sendQueueLimit = bound;
-      }
     }
+    armReturn();
     handler.onWindowUpdate(grow ? 0 : increment); // data reduction counts acknowledged bytes only
     endDeliveredIfAcknowledged();
   }
 
   void onReset(int code, String reason) {
     removed = true;
+    cancelReturn();
     dropPending();
     mux.remove(this);
     handler.onReset(code, reason);
@@ -329,6 +448,7 @@ public final class MuxStream {
    */
   void onConnectionLost(String reason) {
     removed = true;
+    cancelReturn();
     dropPending();
     if (endDelivered && receivedEnd) {
       return;
@@ -348,6 +468,7 @@ public final class MuxStream {
   private void removeIfDone() {
     if (endDelivered && receivedEnd && receive.unacknowledged() == 0 && receive.allWritten() && !removed) {
       removed = true;
+      cancelReturn();
       mux.remove(this);
     }
   }

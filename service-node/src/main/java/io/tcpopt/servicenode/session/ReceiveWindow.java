@@ -10,19 +10,28 @@ import java.util.concurrent.TimeUnit;
  * <p>A window starts at the HELLO's {@code initial-stream-window} and grows with the flow, like
  * HTTP/2 and QUIC receivers do: when the leg took a whole window's worth of bytes within
  * {@link #growthInterval two round trips} of the WAN connection (at least {@value
- * #MIN_GROWTH_INTERVAL_MILLIS} ms), the window was what held the sender back, and it doubles, up to
+ * #MIN_GROWTH_INTERVAL_MILLIS} ms), the window was what held the sender back, and it grows to
+ * {@value #GROWTH_FACTOR} times its size (a window-bound sender fills one per round trip), up to
  * the configured maximum and only as far as the stream's {@link StreamBudget} lets it. A flow whose
  * leg reads slowly, or whose sender has little to send, never fills a window that fast and keeps
  * its small one: an idle flow costs its initial window, a bulk flow reaches the full window within
  * a few round trips. The growth goes to the peer as a WINDOW_UPDATE with the GROW flag (it
  * acknowledges no bytes; docs/wire-format.md, section 7).
  *
+ * <p>A new stream may be granted more than its initial window at once ({@link #grow} right after
+ * the OPEN, the start credit sized by the node's buffer budget), so that its first response does not
+ * wait for the growth; and the sender gives back credit it leaves unused for a while ({@link
+ * #giveBack}), so that an idle flow holds no more than its initial window.
+ *
  * <p>Confined to the connection's event loop.
  */
 final class ReceiveWindow {
   /** The growth interval's floor: a loopback or LAN round trip is shorter than one scheduling delay. */
   static final long MIN_GROWTH_INTERVAL_MILLIS = 20;
+  /** A window the sender filled within the growth interval grows to this many times its size. */
+  static final int GROWTH_FACTOR = 4;
 
+  private final int initial;
   private final int max;
   private final Ticker ticker;
   private int size;
@@ -38,6 +47,7 @@ final class ReceiveWindow {
    */
   ReceiveWindow(int size, int max, int credit, Ticker ticker) {
     this.ticker = ticker;
+    this.initial = size;
     this.size = size;
     this.max = Math.max(size, max);
     this.credit = credit;
@@ -45,6 +55,11 @@ final class ReceiveWindow {
 
   int size() {
     return size;
+  }
+
+  /** How much the window may still grow (to the configured maximum). */
+  int room() {
+    return max - size;
   }
 
   int credit() {
@@ -96,7 +111,7 @@ final class ReceiveWindow {
 
   /**
    * How much the window should grow now (0 for not), judged once a whole window was written since
-   * the last judgement: the window doubles when that took at most the growth interval.
+   * the last judgement: the window grows when that took at most the growth interval.
    *
    * @param rttNanos the WAN connection's round trip, or negative when not known yet
    */
@@ -106,7 +121,7 @@ final class ReceiveWindow {
     }
     boolean fast = ticker.nanoTime() - epochStartNanos <= growthInterval(rttNanos);
     epochBytes = 0;
-    return fast ? (int) Math.min(size, (long) max - size) : 0;
+    return fast ? (int) Math.min((long) (GROWTH_FACTOR - 1) * size, (long) max - size) : 0;
   }
 
   /** Two round trips, at least {@value #MIN_GROWTH_INTERVAL_MILLIS} ms. */
@@ -118,5 +133,20 @@ final class ReceiveWindow {
   void grow(int bytes) {
     size += bytes;
     credit += bytes;
+  }
+
+  /**
+   * The sender gave back {@code bytes} of credit it left unused (flag RETURN): the window shrinks by
+   * them. False (nothing changed) when they are more than the credit it has left or would take the
+   * window below its initial size: the peer broke the protocol.
+   */
+  boolean giveBack(int bytes) {
+    if (bytes <= 0 || bytes > credit || size - bytes < initial) {
+      return false;
+    }
+    size -= bytes;
+    credit -= bytes;
+    epochBytes = 0;
+    return true;
   }
 }

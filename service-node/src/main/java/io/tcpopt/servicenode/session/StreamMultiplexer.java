@@ -345,7 +345,8 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   }
 
   /**
-   * Opens a stream carrying {@code firstBytes} in its OPEN. Must run on this connection's event
+   * Opens a stream carrying {@code firstBytes} in its OPEN, flushed at the end of the turn (with the
+   * stream's start credit and whatever else the turn writes). Must run on this connection's event
    * loop. Returns null (and leaves {@code firstBytes} with the caller) when no stream can be opened.
    */
   MuxStream open(long flowId, InetSocketAddress source, InetSocketAddress destination, int openFlags, ServerReuse serverReuse, ByteBuf firstBytes,
@@ -498,7 +499,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
       WindowUpdateFrame w = (WindowUpdateFrame) msg;
       MuxStream s = stream(w.streamId(), "WINDOW_UPDATE");
       if (s != null) {
-        s.onWindowUpdate(w.increment(), w.grow());
+        s.onWindowUpdate(w.increment(), w.grow(), w.giveBack());
       }
     } else if (msg instanceof RstStreamFrame) {
       RstStreamFrame r = (RstStreamFrame) msg;

@@ -208,6 +208,8 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     if (opening != null) {
       opening.timer = loop.schedule(() -> openWith(Unpooled.EMPTY_BUFFER), opening.coalescing.toNanos(), TimeUnit.NANOSECONDS);
     } else if (firstBytes != null) {
+      stream.grantStartCredit(); // the answer to the OPEN: the opening side's sender may send this much more at once
+      stream.flush();
       ByteBuf first = firstBytes;
       firstBytes = null;
       if (first.isReadable()) {
@@ -285,6 +287,8 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     }
     stream = s;
     s.budget(budget);
+    s.grantStartCredit();
+    s.flush(); // the OPEN and the start credit leave together
     wanBytesSent += first.readableBytes();
     if (peer != null) {
       startReduction(peer, o.dataReduction);

@@ -81,9 +81,12 @@ final class FrameDecoder extends ByteToMessageDecoder {
       throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, FrameType.name(type) + " on stream " + streamId);
     }
     int allowedFlags = type == FrameType.DATA ? FrameType.FLAG_END_STREAM | FrameType.FLAG_ENCODED
-        : type == FrameType.PING ? FrameType.FLAG_ACK : type == FrameType.WINDOW_UPDATE ? FrameType.FLAG_GROW : 0;
+        : type == FrameType.PING ? FrameType.FLAG_ACK : type == FrameType.WINDOW_UPDATE ? FrameType.FLAG_GROW | FrameType.FLAG_RETURN : 0;
     if ((flags & ~allowedFlags) != 0) {
       throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, FrameType.name(type) + " with unknown flags 0x" + Integer.toHexString(flags));
+    }
+    if (type == FrameType.WINDOW_UPDATE && flags == (FrameType.FLAG_GROW | FrameType.FLAG_RETURN)) {
+      throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "WINDOW_UPDATE with both GROW and RETURN on stream " + streamId);
     }
     long fixed;
     switch (type) {
@@ -100,7 +103,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
     if (length < fixed || (exact && length != fixed)) {
       throw error(WireCodes.GOAWAY_FRAME_SIZE, "bad " + FrameType.name(type) + " length " + length);
     }
-    if ((flags & FrameType.FLAG_ENCODED) != 0 && length < DataFrame.MIN_ENCODED) {
+    if (type == FrameType.DATA && (flags & FrameType.FLAG_ENCODED) != 0 && length < DataFrame.MIN_ENCODED) {
       throw error(WireCodes.GOAWAY_FRAME_SIZE, "ENCODED DATA of " + length + " bytes, shorter than a segment header");
     }
   }
@@ -130,7 +133,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
         if (increment > Integer.MAX_VALUE) {
           throw error(WireCodes.GOAWAY_FLOW_CONTROL, "WINDOW_UPDATE above 2^31-1 on stream " + streamId);
         }
-        return new WindowUpdateFrame(streamId, (int) increment, (flags & FrameType.FLAG_GROW) != 0);
+        return new WindowUpdateFrame(streamId, (int) increment, (flags & FrameType.FLAG_GROW) != 0, (flags & FrameType.FLAG_RETURN) != 0);
       }
       case FrameType.RST_STREAM: {
         ByteBuf p = in.readSlice(length);

@@ -75,7 +75,7 @@ final class FrameEncoder extends MessageToMessageEncoder<Frame> {
     } else if (frame instanceof WindowUpdateFrame) {
       WindowUpdateFrame w = (WindowUpdateFrame) frame;
       type = FrameType.WINDOW_UPDATE;
-      flags = w.grow() ? FrameType.FLAG_GROW : 0;
+      flags = w.grow() ? FrameType.FLAG_GROW : w.giveBack() ? FrameType.FLAG_RETURN : 0;
       buf.writeInt(w.increment());
     } else if (frame instanceof RstStreamFrame) {
       RstStreamFrame r = (RstStreamFrame) frame;

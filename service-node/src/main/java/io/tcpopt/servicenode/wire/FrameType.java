@@ -23,6 +23,11 @@ public final class FrameType {
    * acknowledges no bytes, so the sender adds it to the window it counts delivery against.
    */
   public static final int FLAG_GROW = 0x1;
+  /**
+   * WINDOW_UPDATE flag, sent by the sender of the stream's data: it gives back the increment of the
+   * credit it was granted and left unused; its window is that much smaller. Not with GROW.
+   */
+  public static final int FLAG_RETURN = 0x2;
 
   /** Frame header length: length u32, type u8, flags u8, reserved u16, stream-id u32. */
   public static final int HEADER_LENGTH = 12;

@@ -351,26 +351,154 @@ class StreamMultiplexerTest {
   }
 
   @Test
-  void aWindowTheLegEmptiedWithinTheIntervalDoubles() {
-    restartGrowing(4 * WINDOW);
+  void aWindowTheLegEmptiedWithinTheIntervalGrowsFourfold() {
+    restartGrowing(8 * WINDOW);
     feed(open(1, 0));
     MuxStream s = accepted.get(0);
     List<Long> reserved = new ArrayList<>();
     s.budget(bytes -> reserved.add(bytes));
     feed(data(1, WINDOW, false));
     s.consumed(WINDOW);
-    assertEquals(List.of(new WindowUpdateFrame(1, WINDOW), new WindowUpdateFrame(1, WINDOW, true)), sent(),
+    assertEquals(List.of(new WindowUpdateFrame(1, WINDOW), new WindowUpdateFrame(1, 3 * WINDOW, true)), sent(),
         "the acknowledgement, then the growth with the GROW flag");
-    assertEquals(List.of((long) WINDOW), reserved, "the growth was reserved first");
-    assertEquals(2 * WINDOW, s.receiveWindow());
-    feed(data(1, WINDOW, false), data(1, WINDOW, false));
-    assertTrue(ch.isOpen(), "the peer may fill the grown window");
-    s.consumed(2 * WINDOW);
-    assertEquals(List.of(new WindowUpdateFrame(1, 2 * WINDOW), new WindowUpdateFrame(1, 2 * WINDOW, true)), sent());
-    feed(data(1, WINDOW, false));
-    s.consumed(WINDOW);
-    assertEquals(List.of(new WindowUpdateFrame(1, WINDOW)), sent(), "at the maximum (4 windows) it grows no more");
+    assertEquals(List.of(3L * WINDOW), reserved, "the growth was reserved first");
     assertEquals(4 * WINDOW, s.receiveWindow());
+    feed(data(1, WINDOW, false), data(1, WINDOW, false), data(1, WINDOW, false), data(1, WINDOW, false));
+    assertTrue(ch.isOpen(), "the peer may fill the grown window");
+    s.consumed(4 * WINDOW);
+    assertEquals(List.of(new WindowUpdateFrame(1, 4 * WINDOW), new WindowUpdateFrame(1, 4 * WINDOW, true)), sent(),
+        "fourfold again, cut at the maximum");
+    feed(data(1, WINDOW, false), data(1, WINDOW, false));
+    s.consumed(2 * WINDOW);
+    assertEquals(List.of(new WindowUpdateFrame(1, 2 * WINDOW)), sent(), "at the maximum (8 windows) it grows no more");
+    assertEquals(8 * WINDOW, s.receiveWindow());
+  }
+
+  /** A stream budget that records what is reserved and released and offers a fixed start credit. */
+  private static final class RecordingBudget implements StreamBudget {
+    final long startCredit;
+    long reserved;
+    long released;
+
+    RecordingBudget(long startCredit) {
+      this.startCredit = startCredit;
+    }
+
+    @Override
+    public boolean reserve(long bytes) {
+      reserved += bytes;
+      return true;
+    }
+
+    @Override
+    public void release(long bytes) {
+      released += bytes;
+    }
+
+    @Override
+    public long startCredit(long most) {
+      return Math.min(most, startCredit);
+    }
+  }
+
+  @Test
+  void aNewStreamsStartCreditIsReservedAndGrantedAtOnce() {
+    restartGrowing(8 * WINDOW);
+    feed(open(1, 0));
+    MuxStream s = accepted.get(0);
+    RecordingBudget budget = new RecordingBudget(100 * WINDOW);
+    s.budget(budget);
+    s.grantStartCredit();
+    s.flush();
+    assertEquals(List.of(new WindowUpdateFrame(1, 7 * WINDOW, true)), sent(), "the start credit, cut at the maximum window, flag GROW");
+    assertEquals(7L * WINDOW, budget.reserved, "reserved before it was granted");
+    assertEquals(8 * WINDOW, s.receiveWindow());
+    for (int i = 0; i < 8; i++) {
+      feed(data(1, WINDOW, false));
+    }
+    assertTrue(ch.isOpen(), "the peer may send the whole start window before any acknowledgement");
+    feed(data(1, 1, false));
+    assertEquals(WireCodes.GOAWAY_FLOW_CONTROL, goAway().code(), "one byte beyond it is a flow-control error");
+  }
+
+  @Test
+  void noBudgetNoStartCredit() {
+    feed(open(1, 0));
+    MuxStream s = accepted.get(0);
+    s.grantStartCredit(); // StreamBudget.UNLIMITED: nothing to size a start credit from
+    s.flush();
+    assertEquals(List.of(), sent());
+    assertEquals(WINDOW, s.receiveWindow());
+  }
+
+  @Test
+  void creditThePeerGivesBackShrinksTheWindowAndIsReleased() {
+    restartGrowing(8 * WINDOW);
+    feed(open(1, 0));
+    MuxStream s = accepted.get(0);
+    RecordingBudget budget = new RecordingBudget(7 * WINDOW);
+    s.budget(budget);
+    s.grantStartCredit();
+    s.flush();
+    drainSent();
+    feed(data(1, WINDOW, false));
+    feed(WindowUpdateFrame.giveBack(1, 7 * WINDOW));
+    assertTrue(ch.isOpen(), "the peer gave back the credit it left unused");
+    assertEquals(WINDOW, s.receiveWindow(), "the window is back at its initial size");
+    assertEquals(7L * WINDOW, budget.released, "and its reservation released");
+    s.consumed(WINDOW);
+    assertEquals(new WindowUpdateFrame(1, WINDOW), sent().get(0), "the bytes it did send are acknowledged as usual");
+  }
+
+  @Test
+  void givingBackBelowTheInitialWindowIsAFlowControlError() {
+    feed(open(1, 0));
+    feed(WindowUpdateFrame.giveBack(1, 1));
+    assertEquals(WireCodes.GOAWAY_FLOW_CONTROL, goAway().code(), "the window never grew: nothing may be given back");
+  }
+
+  @Test
+  void givingBackMoreThanTheCreditLeftIsAFlowControlError() {
+    restartGrowing(8 * WINDOW);
+    feed(open(1, 0));
+    MuxStream s = accepted.get(0);
+    s.budget(new RecordingBudget(WINDOW));
+    s.grantStartCredit();
+    s.flush();
+    drainSent();
+    feed(data(1, WINDOW, false), data(1, WINDOW / 2, false));
+    feed(WindowUpdateFrame.giveBack(1, WINDOW));
+    assertEquals(WireCodes.GOAWAY_FLOW_CONTROL, goAway().code(), "half a window of credit was left, a whole one given back");
+  }
+
+  @Test
+  void aSenderGivesBackTheCreditItLeftUnusedAfterAnIdleSecond() {
+    ch.freezeTime();
+    feed(open(1, 0));
+    MuxStream s = accepted.get(0);
+    RecordingBudget budget = new RecordingBudget(0);
+    s.budget(budget);
+    feed(new WindowUpdateFrame(1, 7 * WINDOW, true)); // the peer's start credit
+    assertEquals(8L * WINDOW, s.sendWindow());
+    assertEquals(0, budget.reserved, "nothing reserved for a send queue that did not fill");
+    s.writeData(Unpooled.wrappedBuffer(new byte[WINDOW]), false);
+    assertEquals(MuxStream.SEND_QUEUE_LIMIT - WINDOW, budget.reserved, "the queue filled its start: it may hold up to its limit now");
+    assertEquals(MuxStream.SEND_QUEUE_LIMIT - WINDOW, s.sendCredit());
+    s.flush();
+    drainSent();
+    ch.advanceTimeBy(MuxStream.RETURN_IDLE_MILLIS - 1, TimeUnit.MILLISECONDS);
+    ch.runScheduledPendingTasks();
+    assertEquals(List.of(), sent(), "not idle long enough yet");
+    ch.advanceTimeBy(2, TimeUnit.MILLISECONDS);
+    ch.runScheduledPendingTasks();
+    assertEquals(List.of(WindowUpdateFrame.giveBack(1, 7 * WINDOW)), sent(), "the credit beyond the initial window, unused, flag RETURN");
+    assertEquals(0, s.sendWindow(), "the initial window less what is unacknowledged");
+    assertEquals(MuxStream.SEND_QUEUE_LIMIT - WINDOW, budget.released, "the send queue's growth released");
+    feed(new WindowUpdateFrame(1, WINDOW));
+    ch.advanceTimeBy(10, TimeUnit.SECONDS);
+    ch.runScheduledPendingTasks();
+    assertEquals(WINDOW, s.sendWindow());
+    assertTrue(sent().stream().noneMatch(f -> f instanceof WindowUpdateFrame), "nothing more to give back");
   }
 
   @Test

@@ -195,9 +195,12 @@ public final class WireOracle {
     if (connectionLevel != (rawId == 0)) {
       return fail(GOAWAY_PROTOCOL_ERROR);
     }
-    int allowed = type == 2 ? 0x3 : type == 5 || type == 3 ? 0x1 : 0;
+    int allowed = type == 2 || type == 3 ? 0x3 : type == 5 ? 0x1 : 0;
     if ((flags & ~allowed) != 0) {
       return fail(GOAWAY_PROTOCOL_ERROR);
+    }
+    if (type == 3 && flags == 0x3) {
+      return fail(GOAWAY_PROTOCOL_ERROR); // GROW and RETURN together
     }
     long[] fixed = {22, 23, 0, 4, 6, 8, 10, 12};
     boolean exact = type == 3 || type == 5;
@@ -215,7 +218,7 @@ public final class WireOracle {
       case 0 -> hello(p);
       case 1 -> open(id, p);
       case 2 -> data(id, flags, p);
-      case 3 -> windowUpdate(id, p);
+      case 3 -> windowUpdate(id, flags, p);
       case 4 -> rstStream(id, p);
       case 5 -> ping(flags, p);
       case 6 -> goAway(p);
@@ -446,7 +449,7 @@ public final class WireOracle {
     s.receivedEnd = (flags & 0x1) != 0;
   }
 
-  private void windowUpdate(long id, ByteBuffer p) {
+  private void windowUpdate(long id, int flags, ByteBuffer p) {
     long increment = Integer.toUnsignedLong(p.getInt());
     if (increment == 0) {
       fail(GOAWAY_PROTOCOL_ERROR);
@@ -457,7 +460,11 @@ public final class WireOracle {
       return;
     }
     Stream s = decoderOnly ? null : stream(id);
-    if (s != null) {
+    if (s != null && (flags & 0x2) != 0) {
+      // RETURN: this node's windows never grew (it writes nothing to a leg), so any credit given
+      // back would take the window below its initial size
+      fail(GOAWAY_FLOW_CONTROL);
+    } else if (s != null) {
       s.sendWindow += increment;
       if (s.sendWindow > MAX_WINDOW) {
         fail(GOAWAY_FLOW_CONTROL);

@@ -2,6 +2,7 @@ package io.tcpopt.servicenode;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -34,12 +35,18 @@ final class ProxiedWanPair implements AutoCloseable {
 
   /** As above, with {@code nodeExtra} for both nodes' {@code service-node} section (e.g. {@code "flows: { buffer-budget: 64MiB }"}). */
   static ProxiedWanPair start(TestServer.Handler serve, int connections, String wanExtra, String nodeExtra, long bytesPerSecond) throws IOException {
+    return start(serve, connections, wanExtra, nodeExtra, bytesPerSecond, Duration.ZERO);
+  }
+
+  /** As above, the proxy delaying every byte {@code oneWayDelay} each way instead of limiting the rate. */
+  static ProxiedWanPair start(TestServer.Handler serve, int connections, String wanExtra, String nodeExtra, long bytesPerSecond,
+      Duration oneWayDelay) throws IOException {
     TestServer server = new TestServer(serve);
     WanLinkProxy[] link = new WanLinkProxy[1];
     try {
       TestNodes nodes = TestNodes.start(null, connections, List.of(server.address()), wanExtra, "", nodeExtra, dc -> {
         try {
-          link[0] = new WanLinkProxy(dc, bytesPerSecond);
+          link[0] = new WanLinkProxy(dc, bytesPerSecond, oneWayDelay);
           return link[0].address();
         } catch (IOException e) {
           throw new UncheckedIOException(e);

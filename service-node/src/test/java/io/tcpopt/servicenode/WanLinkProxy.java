@@ -7,10 +7,14 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -45,6 +49,8 @@ final class WanLinkProxy implements AutoCloseable {
   private final ServerSocket server;
   private final InetSocketAddress dc;
   private final long bytesPerSecond;
+  /** Each byte's one-way delay (half the WAN's round trip), 0 for none. */
+  private final long delayNanos;
   private final ExecutorService pool = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "wan-link-proxy");
     t.setDaemon(true);
@@ -56,8 +62,18 @@ final class WanLinkProxy implements AutoCloseable {
 
   /** @param bytesPerSecond the rate of each direction of each connection, 0 for no limit */
   WanLinkProxy(InetSocketAddress dc, long bytesPerSecond) throws IOException {
+    this(dc, bytesPerSecond, Duration.ZERO);
+  }
+
+  /**
+   * @param bytesPerSecond the rate of each direction of each connection, 0 for no limit
+   * @param oneWayDelay how long every byte takes through the proxy each way (the WAN's round trip is
+   *     twice this); with a delay there is no rate limit
+   */
+  WanLinkProxy(InetSocketAddress dc, long bytesPerSecond, Duration oneWayDelay) throws IOException {
     this.dc = dc;
-    this.bytesPerSecond = bytesPerSecond;
+    this.bytesPerSecond = oneWayDelay.isZero() ? bytesPerSecond : 0;
+    this.delayNanos = oneWayDelay.toNanos();
     this.server = new ServerSocket();
     if (bytesPerSecond > 0) {
       server.setReceiveBufferSize(SHALLOW_BUFFER);
@@ -95,8 +111,13 @@ final class WanLinkProxy implements AutoCloseable {
       }
       Link link = new Link(branchSide, dcSide);
       links.add(link);
-      pool.execute(() -> relay(link, branchSide, dcSide, link.branchToDc));
-      pool.execute(() -> relay(link, dcSide, branchSide, link.dcToBranch));
+      if (delayNanos > 0) {
+        delayed(branchSide, dcSide, link.branchToDc);
+        delayed(dcSide, branchSide, link.dcToBranch);
+      } else {
+        pool.execute(() -> relay(link, branchSide, dcSide, link.branchToDc));
+        pool.execute(() -> relay(link, dcSide, branchSide, link.dcToBranch));
+      }
     }
   }
 
@@ -139,6 +160,51 @@ final class WanLinkProxy implements AutoCloseable {
    */
   void holdBranchToDc(boolean hold) {
     holdBranchToDc = hold;
+  }
+
+  /** Bytes read at one time, due at the far side at {@code due} (System.nanoTime); an empty chunk is the end. */
+  private record Chunk(long due, byte[] bytes) {}
+
+  /**
+   * Relays one direction with the one-way delay: one thread reads and stamps each read with when
+   * it is due, another writes it then, so bytes read together arrive together, a delay later.
+   */
+  private void delayed(Socket from, Socket to, AtomicLong counter) {
+    BlockingQueue<Chunk> inFlight = new LinkedBlockingQueue<>();
+    pool.execute(() -> {
+      byte[] buf = new byte[CHUNK];
+      try {
+        InputStream in = from.getInputStream();
+        int n;
+        while ((n = in.read(buf)) >= 0) {
+          inFlight.add(new Chunk(System.nanoTime() + delayNanos, Arrays.copyOf(buf, n)));
+        }
+      } catch (IOException e) {
+        // the writer closes both once it reaches the end
+      }
+      inFlight.add(new Chunk(System.nanoTime() + delayNanos, new byte[0]));
+    });
+    pool.execute(() -> {
+      try {
+        OutputStream out = to.getOutputStream();
+        for (;;) {
+          Chunk c = inFlight.take();
+          long wait = c.due() - System.nanoTime();
+          if (wait > 0) {
+            TimeUnit.NANOSECONDS.sleep(wait);
+          }
+          if (c.bytes().length == 0) {
+            to.shutdownOutput();
+            return;
+          }
+          out.write(c.bytes());
+          counter.addAndGet(c.bytes().length);
+        }
+      } catch (IOException | InterruptedException e) {
+        closeQuietly(from);
+        closeQuietly(to);
+      }
+    });
   }
 
   /** Severs {@code link} as a lost WAN connection: both nodes see a reset. */

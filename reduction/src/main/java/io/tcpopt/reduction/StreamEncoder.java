@@ -14,6 +14,7 @@ import io.tcpopt.reduction.chunk.GearChunker;
 import io.tcpopt.reduction.codec.Codecs;
 import io.tcpopt.reduction.codec.CompressionGuard;
 import io.tcpopt.reduction.store.ChunkBytes;
+import io.tcpopt.reduction.store.ChunkStore;
 import io.tcpopt.reduction.store.Crc;
 import io.tcpopt.reduction.store.Fingerprint;
 import io.tcpopt.reduction.store.FingerprintFunction;
@@ -215,11 +216,20 @@ public final class StreamEncoder {
 
   private void endChunk() {
     int length = openLength;
-    Fingerprint f = fingerprints.of(open, 0, length);
     int crc = Crc.of(open, 0, length);
-    // The cache's own bytes: a chunk met again costs no copy (and no garbage); a new one is copied
-    // into the cache once, and references retain those same bytes.
-    ChunkBytes data = peer.store().share(f, open, 0, length, crc);
+    // The cache's own bytes: a chunk met again costs no copy (and no garbage), nor SHA-256 (found
+    // by CRC and length, compared byte for byte); a new one is fingerprinted and copied into the
+    // cache once, and references retain those same bytes.
+    ChunkStore.Held held = peer.store().shareKnown(open, 0, length, crc);
+    Fingerprint f;
+    ChunkBytes data;
+    if (held != null) {
+      f = held.fingerprint();
+      data = held.bytes();
+    } else {
+      f = fingerprints.of(open, 0, length);
+      data = peer.store().share(f, open, 0, length, crc);
+    }
     long end = written;
     long epoch = openSent < length ? peer.referenceEpoch(f, length, crc, this) : 0;
     if (epoch != 0) {

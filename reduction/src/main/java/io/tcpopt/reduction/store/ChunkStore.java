@@ -162,6 +162,32 @@ public final class ChunkStore implements AutoCloseable {
     return stored;
   }
 
+  /** A chunk the cache holds and its fingerprint. */
+  public record Held(Fingerprint fingerprint, ChunkBytes bytes) {}
+
+  /**
+   * The chunk {@code data[offset, offset + length)} if the memory tier holds these exact bytes
+   * (found by CRC-32C and length, then compared byte for byte; made most recently used), with the
+   * fingerprint it was stored under, else null. A sender meeting a chunk again so skips SHA-256:
+   * the fingerprint was computed from the same bytes when they were stored. A chunk only on disk,
+   * or whose CRC and length another held chunk shares, is not found: the caller fingerprints it
+   * and calls {@link #share}.
+   */
+  public Held shareKnown(byte[] data, int offset, int length, int crc) {
+    synchronized (this) {
+      Fingerprint f = memory.fingerprintOf(crc, length);
+      if (f == null) {
+        return null;
+      }
+      ChunkBytes e = memory.get(f);
+      if (e == null || !e.matches(length, crc) || !e.sameAs(data, offset, length)
+          || (disk != null && !disk.contains(f, length, crc))) {
+        return null;
+      }
+      return new Held(f, memory.touch(f, e));
+    }
+  }
+
   /** Whether either tier still holds a chunk under {@code f}: a chunk pushed out of memory may still be on disk. */
   private boolean holds(Fingerprint f) {
     return memory.contains(f) || (disk != null && disk.contains(f));

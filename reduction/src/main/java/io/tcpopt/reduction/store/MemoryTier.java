@@ -1,5 +1,6 @@
 package io.tcpopt.reduction.store;
 
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,6 +32,12 @@ final class MemoryTier {
   /** Pages older than this many pages behind the newest: a chunk met there moves to the newest. */
   private final long pagesPerCapacity;
   private final LinkedHashMap<Fingerprint, ChunkBytes> entries = new LinkedHashMap<>(1024, 0.75f, true);
+  /**
+   * The fingerprint of a held chunk by its CRC-32C and length: a sender that meets a chunk again
+   * finds it without SHA-256 (and compares the bytes). One per key, the latest stored; another chunk
+   * with the same CRC and length is simply not found this way.
+   */
+  private final HashMap<Long, Fingerprint> byContent = new HashMap<>(1024);
   private long bytes;
   private byte[] page;
   private int pageUsed;
@@ -45,6 +52,19 @@ final class MemoryTier {
   /** The entry, made most recently used; null when absent. */
   ChunkBytes get(Fingerprint f) {
     return entries.get(f);
+  }
+
+  /** The fingerprint under which a chunk of this CRC and length was last stored, or null. */
+  Fingerprint fingerprintOf(int crc, int length) {
+    return byContent.get(contentKey(crc, length));
+  }
+
+  private static long contentKey(int crc, int length) {
+    return ((long) crc << 32) | (length & 0xffffffffL);
+  }
+
+  private void forget(Fingerprint f, ChunkBytes e) {
+    byContent.remove(contentKey(e.crc(), e.length()), f);
   }
 
   /**
@@ -69,7 +89,9 @@ final class MemoryTier {
     ChunkBytes old = entries.put(f, e);
     if (old != null) {
       bytes -= old.length() + ENTRY_OVERHEAD;
+      forget(f, old);
     }
+    byContent.put(contentKey(crc, length), f);
     bytes += length + ENTRY_OVERHEAD;
     Iterator<Map.Entry<Fingerprint, ChunkBytes>> it = entries.entrySet().iterator();
     while (bytes > capacity && it.hasNext()) {
@@ -78,6 +100,7 @@ final class MemoryTier {
         break; // a single chunk larger than the tier stays until the next put
       }
       bytes -= eldest.getValue().length() + ENTRY_OVERHEAD;
+      forget(eldest.getKey(), eldest.getValue());
       it.remove();
       evicted.add(eldest.getKey());
     }
@@ -109,6 +132,7 @@ final class MemoryTier {
     ChunkBytes e = entries.remove(f);
     if (e != null) {
       bytes -= e.length() + ENTRY_OVERHEAD;
+      forget(f, e);
     }
     return e != null;
   }
@@ -116,6 +140,7 @@ final class MemoryTier {
   /** Empties the tier; the pages go with their last holders. */
   void clear() {
     entries.clear();
+    byContent.clear();
     bytes = 0;
     page = null;
     pageUsed = 0;

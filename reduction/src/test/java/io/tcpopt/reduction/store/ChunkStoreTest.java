@@ -111,6 +111,34 @@ class ChunkStoreTest {
   }
 
   @Test
+  void aHeldChunkIsFoundByItsBytesWithoutItsFingerprint() {
+    try (ChunkStore s = ChunkStore.open(StoreSettings.memory(64 << 10))) {
+      byte[] c = chunk(6, 3000);
+      assertNull(s.shareKnown(c, 0, c.length, Crc.of(c)), "not held yet");
+      s.put(fp(c), c, Crc.of(c));
+      byte[] buffer = new byte[5000];
+      System.arraycopy(c, 0, buffer, 7, c.length);
+      ChunkStore.Held h = s.shareKnown(buffer, 7, c.length, Crc.of(c));
+      assertEquals(fp(c), h.fingerprint(), "the fingerprint it was stored under");
+      assertArrayEquals(c, h.bytes().toArray());
+
+      // other bytes claiming the same CRC and length (as a collision would): not found
+      byte[] other = chunk(7, 3000);
+      assertNull(s.shareKnown(other, 0, other.length, Crc.of(c)));
+      // the same fingerprint now names other bytes (a forced collision replaced it): not found either
+      s.put(fp(c), other, Crc.of(other));
+      assertNull(s.shareKnown(c, 0, c.length, Crc.of(c)));
+      assertEquals(fp(c), s.shareKnown(other, 0, other.length, Crc.of(other)).fingerprint());
+      // evicted: not found
+      for (int i = 0; i < 40; i++) {
+        byte[] x = chunk(100 + i, 3000);
+        s.put(fp(x), x, Crc.of(x));
+      }
+      assertNull(s.shareKnown(other, 0, other.length, Crc.of(other)));
+    }
+  }
+
+  @Test
   void chunksShareLargePagesAndAChunkMetAgainLeavesAnOldPage() {
     long capacity = 16L << 20;
     try (ChunkStore s = ChunkStore.open(StoreSettings.memory(capacity))) {

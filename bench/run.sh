@@ -12,7 +12,9 @@
 #   3  short transactions: 1500 x 256 KiB, a new client connection each, concurrency 23,
 #      100 ms RTT: p50/p99, connections the server saw, packets on the WAN
 #   4  the peers (HAProxy pair with BBR, kcptun pair) run in 1-3 as modes "haproxy", "kcptun"
-#   5  efficiency: branch/DC pair on loopback, no WAN: throughput and CPU seconds per GB
+#   5  efficiency: branch/DC pair on loopback, no WAN: throughput and CPU seconds per GB, after a
+#      warm-up by volume: rounds of EFF_WARMUP_ROUND (2G) until the JIT compiler threads take at
+#      most 10% of the relays' CPU in a round, at most EFF_WARMUP_ROUNDS (8)
 #   6  many flows: 10,000 idle flows through a warm pair at 2 ms RTT, 1 Gbit/s: node RSS idle ->
 #      holding -> after close, per flow (bench/experiments/flows.sh, load by bench/tools/flowgen.c)
 #   7  flow rate: new 1 KiB echo flows, 64 at a time, 2 and 100 ms RTT, direct vs tcpopt: flows/s,
@@ -521,6 +523,32 @@ cpu_seconds() { # total user+system CPU seconds of the given pids
   awk -v t="$total" -v h="$tck" 'BEGIN { printf "%.2f", t / h }'
 }
 
+jit_cpu_seconds() { # user+system CPU seconds of the JIT compiler threads (C1, C2) of the given pids
+  local pid t total=0 tck; tck="$(getconf CLK_TCK)"
+  for pid in "$@"; do
+    for t in /proc/"$pid"/task/*; do
+      grep -q '^C[12] Compiler' "$t/comm" 2> /dev/null || continue
+      total=$(( total + $(awk '{ print $14 + $15 }' "$t/stat" 2> /dev/null || echo 0) ))
+    done
+  done
+  awk -v t="$total" -v h="$tck" 'BEGIN { printf "%.2f", t / h }'
+}
+
+EFF_WARMUP_ROUND="${EFF_WARMUP_ROUND:-2G}" EFF_WARMUP_ROUNDS="${EFF_WARMUP_ROUNDS:-8}"
+efficiency_warm_up() { # efficiency_warm_up MODE PORT PIDS...: logs each round to logs/efficiency-warm-up.txt
+  local mode="$1" port="$2" round cpu0 jit0 cpu jit; shift 2
+  for round in $(seq "$EFF_WARMUP_ROUNDS"); do
+    cpu0="$(cpu_seconds "$@")"; jit0="$(jit_cpu_seconds "$@")"
+    ip netns exec "$LOOP_NS" timeout -s INT -k 10 120 iperf3 -c 127.0.0.1 -p "$port" -R -C cubic -P 4 -n "$EFF_WARMUP_ROUND" \
+      > "$RESULTS/logs/efficiency-warm-up-$mode-$round.txt" 2>&1 || true
+    cpu="$(awk -v a="$cpu0" -v b="$(cpu_seconds "$@")" 'BEGIN { printf "%.2f", b - a }')"
+    jit="$(awk -v a="$jit0" -v b="$(jit_cpu_seconds "$@")" 'BEGIN { printf "%.2f", b - a }')"
+    echo "$mode warm-up round $round ($EFF_WARMUP_ROUND): relays $cpu CPU s, JIT compiler threads $jit" >> "$RESULTS/logs/efficiency-warm-up.txt"
+    awk -v c="$cpu" -v j="$jit" 'BEGIN { exit !(j <= 0.1 * c) }' && break
+  done
+  progress "  $mode warmed up: $round round(s) of $EFF_WARMUP_ROUND ($(tail -1 "$RESULTS/logs/efficiency-warm-up.txt" | cut -d: -f2-))"
+}
+
 efficiency() {
   LOOP_NS="${PREFIX}loop"
   ! ns_exists "$LOOP_NS" || ip netns del "$LOOP_NS"
@@ -547,19 +575,21 @@ efficiency() {
     esac
     spawn iperf3-server "$LOOP_NS" iperf3 -s -1 -B 127.0.0.1 -p "$IPERF_PORT"
     wait_listen "$LOOP_NS" "$IPERF_PORT" 5 || true
-    # warm-up (unrecorded, 30 s: the JVM relays need that long for the JIT to settle), then the
-    # measured run against a fresh one-off server
-    ip netns exec "$LOOP_NS" timeout -s INT -k 10 60 iperf3 -c 127.0.0.1 -p "$port" -R -C cubic -P 4 -t 30 \
-      > "$RESULTS/logs/efficiency-warm-up-$mode.txt" 2>&1 || true
+    # warm-up by volume (unrecorded): rounds of EFF_WARMUP_ROUND (new flows each, so the setup
+    # path warms too) until the JIT compiler threads took at most 10% of the relays' CPU in a
+    # round, at most EFF_WARMUP_ROUNDS rounds; then the measured run against a fresh server
+    efficiency_warm_up "$mode" "$port" "${pids[@]}"
     stop iperf3-server
     spawn iperf3-server "$LOOP_NS" iperf3 -s -1 -B 127.0.0.1 -p "$IPERF_PORT"
     wait_listen "$LOOP_NS" "$IPERF_PORT" 5 || true
     json="$RESULTS/logs/efficiency-$mode.json"
     local cpu_before cpu_after
-    cpu_before="$(cpu_seconds "${pids[@]}")"
+    cpu_before="$(cpu_seconds "${pids[@]}")"; local jit_before; jit_before="$(jit_cpu_seconds "${pids[@]}")"
     ip netns exec "$LOOP_NS" timeout -s INT -k 10 $((EFF_SECONDS + 20)) iperf3 -c 127.0.0.1 -p "$port" -R -C cubic -P 4 \
       -t "$EFF_SECONDS" -J > "$json" 2>&1 || true
     cpu_after="$(cpu_seconds "${pids[@]}")"
+    echo "$mode: JIT compiler threads $(awk -v a="$jit_before" -v b="$(jit_cpu_seconds "${pids[@]}")" 'BEGIN { printf "%.2f", b - a }') CPU s of $(awk -v a="$cpu_before" -v b="$cpu_after" 'BEGIN { printf "%.2f", b - a }') in the measured run" \
+      >> "$RESULTS/logs/efficiency-warm-up.txt"
     stop iperf3-server
     stop_mode "$mode"
     local row

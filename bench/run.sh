@@ -538,9 +538,12 @@ EFF_WARMUP_ROUND="${EFF_WARMUP_ROUND:-2G}" EFF_WARMUP_ROUNDS="${EFF_WARMUP_ROUND
 efficiency_warm_up() { # efficiency_warm_up MODE PORT PIDS...: logs each round to logs/efficiency-warm-up.txt
   local mode="$1" port="$2" round cpu0 jit0 cpu jit; shift 2
   for round in $(seq "$EFF_WARMUP_ROUNDS"); do
+    spawn iperf3-server "$LOOP_NS" iperf3 -s -1 -B 127.0.0.1 -p "$IPERF_PORT"
+    wait_listen "$LOOP_NS" "$IPERF_PORT" 5 || true
     cpu0="$(cpu_seconds "$@")"; jit0="$(jit_cpu_seconds "$@")"
     ip netns exec "$LOOP_NS" timeout -s INT -k 10 120 iperf3 -c 127.0.0.1 -p "$port" -R -C cubic -P 4 -n "$EFF_WARMUP_ROUND" \
       > "$RESULTS/logs/efficiency-warm-up-$mode-$round.txt" 2>&1 || true
+    stop iperf3-server
     cpu="$(awk -v a="$cpu0" -v b="$(cpu_seconds "$@")" 'BEGIN { printf "%.2f", b - a }')"
     jit="$(awk -v a="$jit0" -v b="$(jit_cpu_seconds "$@")" 'BEGIN { printf "%.2f", b - a }')"
     echo "$mode warm-up round $round ($EFF_WARMUP_ROUND): relays $cpu CPU s, JIT compiler threads $jit" >> "$RESULTS/logs/efficiency-warm-up.txt"
@@ -573,13 +576,10 @@ efficiency() {
                fi
                pids=("${PIDS[haproxy-branch]}" "${PIDS[haproxy-dc]}") ;;
     esac
-    spawn iperf3-server "$LOOP_NS" iperf3 -s -1 -B 127.0.0.1 -p "$IPERF_PORT"
-    wait_listen "$LOOP_NS" "$IPERF_PORT" 5 || true
     # warm-up by volume (unrecorded): rounds of EFF_WARMUP_ROUND (new flows each, so the setup
     # path warms too) until the JIT compiler threads took at most 10% of the relays' CPU in a
     # round, at most EFF_WARMUP_ROUNDS rounds; then the measured run against a fresh server
     efficiency_warm_up "$mode" "$port" "${pids[@]}"
-    stop iperf3-server
     spawn iperf3-server "$LOOP_NS" iperf3 -s -1 -B 127.0.0.1 -p "$IPERF_PORT"
     wait_listen "$LOOP_NS" "$IPERF_PORT" 5 || true
     json="$RESULTS/logs/efficiency-$mode.json"

@@ -73,6 +73,8 @@ public final class MuxStream {
   private boolean full;
   /** Every queued buffer is a data-reduction segment ({@link #encodeSegments}). */
   private boolean encoded;
+  /** The peer gave back all the credit beyond the initial window: this side's next write grants start credit again. */
+  private boolean creditReturned;
   /** When this side last wrote to the stream, and the check that gives back credit it left unused. */
   private long lastWriteNanos;
   private ScheduledFuture<?> returnCheck;
@@ -147,6 +149,10 @@ public final class MuxStream {
     sendWindow -= n;
     sentEnd = endStream;
     lastWriteNanos = eventLoop().ticker().nanoTime();
+    if (creditReturned && n > 0) {
+      creditReturned = false;
+      grantStartCredit(); // a request after an idle time: its response gets the start credit a new stream would
+    }
     if (n > 0) {
       if (pending == null) {
         pending = new ArrayDeque<>(4);
@@ -249,6 +255,10 @@ public final class MuxStream {
     }
     sendWindow -= decodedLength;
     lastWriteNanos = eventLoop().ticker().nanoTime();
+    if (creditReturned) {
+      creditReturned = false;
+      grantStartCredit();
+    }
     if (pending == null) {
       pending = new ArrayDeque<>(4);
     }
@@ -417,6 +427,7 @@ public final class MuxStream {
         return;
       }
       budget.release(increment);
+      creditReturned = receive.size() == mux.localWindow();
       removeIfDone();
       return;
     }

@@ -451,6 +451,32 @@ class StreamMultiplexerTest {
   }
 
   @Test
+  void aRequestAfterTheCreditCameBackGrantsStartCreditAgain() {
+    restartGrowing(8 * WINDOW);
+    feed(open(1, 0));
+    MuxStream s = accepted.get(0);
+    RecordingBudget budget = new RecordingBudget(3 * WINDOW);
+    s.budget(budget);
+    s.grantStartCredit();
+    s.flush();
+    drainSent();
+    s.writeData(Unpooled.wrappedBuffer(new byte[10]), false);
+    s.flush();
+    List<Frame> first = sent();
+    assertTrue(first.stream().noneMatch(f -> f instanceof WindowUpdateFrame), "the start credit is still out: nothing granted again");
+    first.forEach(f -> io.netty.util.ReferenceCountUtil.release(f));
+    feed(WindowUpdateFrame.giveBack(1, 3 * WINDOW));
+    assertEquals(WINDOW, s.receiveWindow());
+    s.writeData(Unpooled.wrappedBuffer(new byte[10]), false);
+    s.flush();
+    List<Frame> frames = sent();
+    assertTrue(frames.contains(new WindowUpdateFrame(1, 3 * WINDOW, true)), "the next request takes start credit again: " + frames);
+    frames.forEach(f -> io.netty.util.ReferenceCountUtil.release(f));
+    assertEquals(6L * WINDOW, budget.reserved, "reserved both times");
+    assertEquals(3L * WINDOW, budget.released);
+  }
+
+  @Test
   void givingBackBelowTheInitialWindowIsAFlowControlError() {
     feed(open(1, 0));
     feed(WindowUpdateFrame.giveBack(1, 1));

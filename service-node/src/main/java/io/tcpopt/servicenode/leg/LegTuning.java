@@ -64,9 +64,17 @@ public record LegTuning(String profile, int sendBuffer, int receiveBuffer, boole
     return new WriteBufferWaterMark(writeBufferLow, writeBufferHigh);
   }
 
-  /** Options that should precede a connect: the buffers (the window scale is fixed by the SYN). */
+  /**
+   * Options that should precede a connect: the buffers (the window scale is fixed by the SYN).
+   * TCP_NODELAY only when the profile turns Nagle on: a leg's bootstrap ({@link
+   * io.tcpopt.common.transport.Legs#client}) makes every leg with it, and setting it again would
+   * cost each flow a system call.
+   */
   public void beforeConnect(Bootstrap b) {
-    b.option(ChannelOption.TCP_NODELAY, noDelay).option(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks());
+    b.option(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks());
+    if (!noDelay) {
+      b.option(ChannelOption.TCP_NODELAY, false);
+    }
     if (sendBuffer > 0) {
       b.option(ChannelOption.SO_SNDBUF, sendBuffer);
     }

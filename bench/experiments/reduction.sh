@@ -92,7 +92,7 @@ reduction_warm_up() { # reduction_warm_up MODE: unrecorded downloads until the J
     c1="$(node_cpu_split)"
     n=$(( n + 1 ))
     pct="$(awk -v a="$c0" -v b="$c1" 'BEGIN { split(a, x, " "); split(b, y, " "); all = y[1] + y[2] - x[1] - x[2];
-      jit = y[3] + y[4] - x[3] - x[4]; printf "%.0f", all > 0 ? 100 * jit / all : 0 }')"
+      jit = y[3] + y[4] - x[3] - x[4]; printf "%.0f", (all > 0 ? 100 * jit / all : 0) }')"
     echo "warm-up $n: $file, $(cut -c1-80 "$RESULTS/logs/reduction-$mode-warm-up-$((n - 1)).json"), JIT $pct% of the nodes' CPU" >> "$log"
     if [ "$pct" -le "$REDUCTION_WARMUP_JIT_PCT" ]; then quiet=$(( quiet + 1 )); else quiet=0; fi
     if [ "$quiet" -ge 2 ]; then # a new download and a repeat in a row

@@ -17,8 +17,7 @@
 #      flows (bounded by FLOWS_STEADY_SECONDS), as a node that has run for days would be. Each row
 #      also splits the nodes' CPU per flow by thread (/proc/PID/task/*/stat): the event loops, the
 #      JIT compiler threads (near 0 once C2 settled) and the GC threads; the per-thread ticks of
-#      each tcpopt row go to logs/node-threads-PHASE-rttRTT.txt. Direct is measured before the pair
-#      starts ("none") and again after it stopped ("again").
+#      each tcpopt row go to logs/node-threads-PHASE-rttRTT.txt.
 #
 # The pair runs with settings for many flows (FLOWS_TCPOPT_* below, the environment may override
 # them): the testbed has one client address, which holds every flow (flows.max-per-client), and
@@ -357,15 +356,6 @@ flows_experiments() {
     fi
     [ "$mode" != tcpopt ] || stop_tcpopt
   done
-  # Direct once more, now that the pair is gone: the machine is shared and direct's own rate moves
-  # with its load, so each tcpopt row has a direct row measured before it and one after it.
-  if wants 7 && printf '%s\n' $modes | grep -qx tcpopt && [ "$FLOWS_STEADY_FLOWS" -gt 0 ]; then
-    progress "[7] flow rate, direct again"
-    for rtt in 2 100; do
-      set_flows_link "$rtt"
-      flow_rate_run direct "$rtt" again
-    done
-  fi
   stop flowgen-echo flowgen-close
   "$TESTBED_DIR/down.sh"
 }

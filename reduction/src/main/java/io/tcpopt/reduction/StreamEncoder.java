@@ -112,6 +112,14 @@ public final class StreamEncoder {
     }
     while (length > 0) {
       int n = chunker.next(data, offset, length);
+      if (n >= 0 && openLength == 0) {
+        // The whole chunk lies in the caller's bytes: hashed, compared and sent from there.
+        written += n;
+        endChunk(data, offset, n);
+        offset += n;
+        length -= n;
+        continue;
+      }
       int take = n < 0 ? length : n;
       if (open == null) {
         open = new byte[peer.engine().settings().chunker().max()];
@@ -122,7 +130,7 @@ public final class StreamEncoder {
       offset += take;
       length -= take;
       if (n >= 0) {
-        endChunk();
+        endChunk(open, 0, openLength);
       }
     }
   }
@@ -144,7 +152,7 @@ public final class StreamEncoder {
   public void finish() {
     checkOpen();
     if (openLength > 0) {
-      endChunk();
+      endChunk(open, 0, openLength);
     }
     if (chunker != null) {
       chunker.reset();
@@ -214,21 +222,25 @@ public final class StreamEncoder {
 
   // ---- chunks ---------------------------------------------------------------------------------
 
-  private void endChunk() {
-    int length = openLength;
-    int crc = Crc.of(open, 0, length);
+  /**
+   * The chunk {@code buf[from, from + length)} ended (its first {@link #openSent} bytes already
+   * went as literals); {@code buf} is the open-chunk buffer or, for a chunk that began and ended
+   * within one write, the caller's.
+   */
+  private void endChunk(byte[] buf, int from, int length) {
+    int crc = Crc.of(buf, from, length);
     // The cache's own bytes: a chunk met again costs no copy (and no garbage), nor SHA-256 (found
     // by CRC and length, compared byte for byte); a new one is fingerprinted and copied into the
     // cache once, and references retain those same bytes.
-    ChunkStore.Held held = peer.store().shareKnown(open, 0, length, crc);
+    ChunkStore.Held held = peer.store().shareKnown(buf, from, length, crc);
     Fingerprint f;
     ChunkBytes data;
     if (held != null) {
       f = held.fingerprint();
       data = held.bytes();
     } else {
-      f = fingerprints.of(open, 0, length);
-      data = peer.store().share(f, open, 0, length, crc);
+      f = fingerprints.of(buf, from, length);
+      data = peer.store().share(f, buf, from, length, crc);
     }
     long end = written;
     long epoch = openSent < length ? peer.referenceEpoch(f, length, crc, this) : 0;
@@ -241,7 +253,7 @@ public final class StreamEncoder {
       stats.referencedBytesOut.add(length - openSent);
     } else {
       if (openSent < length) {
-        addLiteral(open, openSent, length - openSent, true);
+        addLiteral(buf, from + openSent, length - openSent, true);
       }
       addChunkOp();
       peer.sentLiteral(f, length, crc, this);

@@ -51,8 +51,10 @@ class HostTuningTest {
     List<String> left = HostTuning.apply(proc, S, true, false);
 
     assertEquals("0", read("net.ipv4.tcp_slow_start_after_idle"));
-    assertEquals("4096\t131072\t12500000", read("net.ipv4.tcp_rmem"));
-    assertEquals("12500000", read("net.core.rmem_max"));
+    // The receive buffer is 4 x the BDP (25 MB at 250 Mbit/s and 200 ms), more than the send buffer's 2 x.
+    assertEquals(25_000_000, S.receiveBufferBytes());
+    assertEquals("4096\t131072\t" + S.receiveBufferBytes(), read("net.ipv4.tcp_rmem"));
+    assertEquals(String.valueOf(S.receiveBufferBytes()), read("net.core.rmem_max"));
     assertEquals("134217728", read("net.core.wmem_max"));
     assertEquals("1", read("net.ipv4.ip_forward"));
     // A missing kernel module cannot be fixed by a sysctl write.

@@ -33,8 +33,6 @@ import org.junit.jupiter.api.Test;
  *       the start-credit pool of a 64 MiB budget), not 64 KiB;
  *   <li>with 200 idle flows holding more than three quarters of the optimized share, a new stream
  *       gets its initial window only: exactly 64 KiB arrive;
- *   <li>idle flows give their start credit back (the senders return it after an idle second, flag
- *       RETURN): once they are idle, each holds exactly what it reserved at admission at both nodes.
  * </ul>
  *
  * Every response is checked whole (SHA-256) once the hold is released.
@@ -46,6 +44,8 @@ class StartWindowTest {
   private static final int IDLE = 200;
   /** What an optimized flow reserves at admission (initial window, send queue of the peer's initial window, a leg read). */
   private static final long FLOW_START = 192 * KIB;
+  /** The optimized flows' share of the pair's 64 MiB budgets. */
+  private static final long OPTIMIZED_SHARE = 48 * 1024 * KIB;
 
   private static ProxiedWanPair pair;
   private static final Semaphore requested = new Semaphore(0);
@@ -112,8 +112,11 @@ class StartWindowTest {
         assertEquals('I', c.getInputStream().read(), "idle flow " + i + " echoed");
       }
       // The first of them got start credit while the budget was free; their senders give it back
-      // once idle: then each holds exactly its admission, at both nodes.
-      awaitReserved(IDLE * FLOW_START);
+      // once idle (ManyFlowsTest checks it comes back exactly). Here: wait until a new flow's start
+      // fits again; the 200 idle flows' own starts keep less than a quarter of the share free.
+      long room = OPTIMIZED_SHARE - 2 * FLOW_START;
+      TestNodes.await(() -> reserved(pair.nodes.branchMeters) <= room && reserved(pair.nodes.dcMeters) <= room, 30_000,
+          "room for one more flow (branch " + reserved(pair.nodes.branchMeters) + ", DC " + reserved(pair.nodes.dcMeters) + " bytes reserved)");
       long held = heldDownload(2);
       System.out.printf("StartWindowTest: with %d idle flows, %d KiB arrived in the first round trip%n", IDLE, held / KIB);
       assertEquals(INITIAL, held, "under pressure a new stream has its initial window only");

@@ -66,7 +66,7 @@ class FrameFuzzTest {
       new SimpleMeterRegistry());
   private final StreamAcceptor acceptor = (stream, open) -> {
     open.release();
-    stream.handler(new Sink());
+    stream.handler(new DiscardingStreamHandler()); // takes bytes and returns no credit, as the oracle models
   };
   private final SessionListener listener = new SessionListener() {
     @Override
@@ -77,23 +77,6 @@ class FrameFuzzTest {
   };
   private long maxBeyond;
   private final Map<String, Integer> outcomes = new TreeMap<>();
-
-  /** A stream handler that takes bytes and writes them nowhere (returns no credit), as the oracle models. */
-  private static final class Sink implements StreamHandler {
-    @Override
-    public void onData(ByteBuf data, boolean endStream) {
-      data.release();
-    }
-
-    @Override
-    public void onWindowUpdate() {}
-
-    @Override
-    public void onReset(int code, String reason) {}
-
-    @Override
-    public void onSendRoom() {}
-  }
 
   /** HELLO, then OPEN 1 with 5 bytes and OPEN 3 with none: streams for the mutants to hit. */
   static byte[] prefix(byte[] hello) {

@@ -311,21 +311,7 @@ class StreamMultiplexerTest {
       }
     });
     StreamMultiplexer mux = ch.pipeline().get(StreamMultiplexer.class);
-    StreamHandler quiet = new StreamHandler() {
-      @Override
-      public void onData(ByteBuf data, boolean endStream) {
-        data.release();
-      }
-
-      @Override
-      public void onWindowUpdate() {}
-
-      @Override
-      public void onReset(int code, String reason) {}
-
-      @Override
-      public void onSendRoom() {}
-    };
+    StreamHandler quiet = new DiscardingStreamHandler();
     MuxStream a = mux.open(1L, SRC, DST, 0, null, Unpooled.wrappedBuffer(new byte[100]), quiet);
     MuxStream b = mux.open(2L, SRC, DST, 0, null, Unpooled.wrappedBuffer(new byte[200]), quiet);
     a.writeData(Unpooled.wrappedBuffer(new byte[50]), true);

@@ -40,10 +40,17 @@ public final class MuxStream {
   public static final int SEND_QUEUE_LIMIT = 256 * 1024;
   /**
    * How long a sender leaves credit beyond the peer's initial window unused before it gives it back
-   * (flag RETURN): at least this, and at least {@value #RETURN_IDLE_RTTS} round trips.
+   * (flag RETURN): at least this, and at least {@value #RETURN_IDLE_RTTS} round trips, but never
+   * more than {@link #RETURN_IDLE_MAX_MILLIS}.
    */
   static final long RETURN_IDLE_MILLIS = 1_000;
   static final int RETURN_IDLE_RTTS = 4;
+  /**
+   * The longest a sender waits to give unused credit back, whatever the connection's last PING
+   * measured: a PING queued behind bulk data or a stalled peer can measure seconds, and the credit
+   * held meanwhile is budget the receiver cannot lend to new flows.
+   */
+  static final long RETURN_IDLE_MAX_MILLIS = 5_000;
 
   private final StreamMultiplexer mux;
   private final int id;
@@ -333,7 +340,13 @@ public final class MuxStream {
   }
 
   private long returnIdleNanos() {
-    return Math.max(TimeUnit.MILLISECONDS.toNanos(RETURN_IDLE_MILLIS), RETURN_IDLE_RTTS * Math.max(0, mux.rttNanos()));
+    return returnIdleNanos(mux.rttNanos());
+  }
+
+  /** How long a stream stays idle before it gives unused credit back, for a round trip of {@code rttNanos} (negative: none measured). */
+  static long returnIdleNanos(long rttNanos) {
+    long byRoundTrips = RETURN_IDLE_RTTS * Math.max(0, rttNanos);
+    return Math.max(TimeUnit.MILLISECONDS.toNanos(RETURN_IDLE_MILLIS), Math.min(TimeUnit.MILLISECONDS.toNanos(RETURN_IDLE_MAX_MILLIS), byRoundTrips));
   }
 
   private void returnIfIdle() {

@@ -484,6 +484,15 @@ class StreamMultiplexerTest {
   }
 
   @Test
+  void theWaitBeforeGivingCreditBackFollowsTheRoundTripWithinItsBounds() {
+    assertEquals(TimeUnit.SECONDS.toNanos(1), MuxStream.returnIdleNanos(-1), "no round trip measured: an idle second");
+    assertEquals(TimeUnit.SECONDS.toNanos(1), MuxStream.returnIdleNanos(TimeUnit.MILLISECONDS.toNanos(100)), "4 short round trips are less than a second");
+    assertEquals(TimeUnit.MILLISECONDS.toNanos(2_400), MuxStream.returnIdleNanos(TimeUnit.MILLISECONDS.toNanos(600)), "a satellite path: 4 round trips");
+    assertEquals(TimeUnit.SECONDS.toNanos(5), MuxStream.returnIdleNanos(TimeUnit.SECONDS.toNanos(30)),
+        "a PING that waited 30 s behind queued data does not hold the credit for 2 minutes");
+  }
+
+  @Test
   void aSenderGivesBackTheCreditItLeftUnusedAfterAnIdleSecond() {
     ch.freezeTime();
     feed(open(1, 0));

@@ -77,6 +77,25 @@ public class ReductionBenchmark {
     }
   }
 
+  /** Encodes {@code input} as a node would: written in reads of {@link #READ}, flushed every {@link #FLUSH_EVERY}, finished; every segment made. */
+  static List<byte[]> encodeAll(StreamEncoder e, byte[] input) {
+    List<byte[]> out = new ArrayList<>(input.length / MAX_SEGMENT + 64);
+    for (int at = 0; at < input.length; at += READ) {
+      e.write(input, at, Math.min(READ, input.length - at));
+      if ((at + READ) % FLUSH_EVERY == 0) {
+        e.flush();
+      }
+      for (byte[] s; (s = e.poll()) != null; ) {
+        out.add(s);
+      }
+    }
+    e.finish();
+    for (byte[] s; (s = e.poll()) != null; ) {
+      out.add(s);
+    }
+    return out;
+  }
+
   static byte[] input(String data, byte[] corpus) {
     switch (data) {
       case "random":
@@ -130,21 +149,7 @@ public class ReductionBenchmark {
     }
 
     List<byte[]> encode(StreamEncoder e) {
-      List<byte[]> out = new ArrayList<>(SIZE / MAX_SEGMENT + 64);
-      for (int at = 0; at < input.length; at += READ) {
-        e.write(input, at, Math.min(READ, input.length - at));
-        if ((at + READ) % FLUSH_EVERY == 0) {
-          e.flush();
-        }
-        for (byte[] s; (s = e.poll()) != null; ) {
-          out.add(s);
-        }
-      }
-      e.finish();
-      for (byte[] s; (s = e.poll()) != null; ) {
-        out.add(s);
-      }
-      return out;
+      return encodeAll(e, input);
     }
 
     long decode(List<byte[]> segments) {
@@ -304,20 +309,7 @@ public class ReductionBenchmark {
           }
           StreamEncoder e = a.peer("b").openEncoder(mode, MAX_SEGMENT);
           long t0 = cpu.getCurrentThreadCpuTime();
-          List<byte[]> segments = new ArrayList<>();
-          for (int at = 0; at < input.length; at += READ) {
-            e.write(input, at, Math.min(READ, input.length - at));
-            if ((at + READ) % FLUSH_EVERY == 0) {
-              e.flush();
-            }
-            for (byte[] s; (s = e.poll()) != null; ) {
-              segments.add(s);
-            }
-          }
-          e.finish();
-          for (byte[] s; (s = e.poll()) != null; ) {
-            segments.add(s);
-          }
+          List<byte[]> segments = encodeAll(e, input);
           long t1 = cpu.getCurrentThreadCpuTime();
           StreamDecoder d = b.peer("a").openDecoder(null);
           long n = 0;

@@ -44,18 +44,7 @@ class StreamSchedulerTest {
     StreamAcceptor acceptor = (stream, open) -> {
       open.release();
       accepted.add(stream);
-      stream.handler(new StreamHandler() {
-        @Override
-        public void onData(ByteBuf data, boolean endStream) {
-          data.release();
-        }
-
-        @Override
-        public void onWindowUpdate() {}
-
-        @Override
-        public void onReset(int code, String reason) {}
-
+      stream.handler(new DiscardingStreamHandler() {
         @Override
         public void onSendRoom() {
           roomAgain.add(stream.id());

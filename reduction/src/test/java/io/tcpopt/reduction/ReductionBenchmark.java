@@ -96,6 +96,18 @@ public class ReductionBenchmark {
     return out;
   }
 
+  /** Offers every segment to {@code d} and drains it; returns the bytes decoded. */
+  static long decodeAll(StreamDecoder d, List<byte[]> segments) {
+    long n = 0;
+    for (byte[] s : segments) {
+      d.offer(s);
+      for (byte[] out; (out = d.poll()) != null; ) {
+        n += out.length;
+      }
+    }
+    return n;
+  }
+
   static byte[] input(String data, byte[] corpus) {
     switch (data) {
       case "random":
@@ -154,13 +166,7 @@ public class ReductionBenchmark {
 
     long decode(List<byte[]> segments) {
       StreamDecoder d = b.peer("a").openDecoder(null);
-      long n = 0;
-      for (byte[] s : segments) {
-        d.offer(s);
-        for (byte[] out; (out = d.poll()) != null; ) {
-          n += out.length;
-        }
-      }
+      long n = decodeAll(d, segments);
       d.close();
       if (n != input.length) {
         throw new IllegalStateException("decoded " + n + " of " + input.length);
@@ -312,13 +318,7 @@ public class ReductionBenchmark {
           List<byte[]> segments = encodeAll(e, input);
           long t1 = cpu.getCurrentThreadCpuTime();
           StreamDecoder d = b.peer("a").openDecoder(null);
-          long n = 0;
-          for (byte[] s : segments) {
-            d.offer(s);
-            for (byte[] out; (out = d.poll()) != null; ) {
-              n += out.length;
-            }
-          }
+          long n = decodeAll(d, segments);
           long t2 = cpu.getCurrentThreadCpuTime();
           if (n != input.length) {
             throw new IllegalStateException("decoded " + n + " of " + input.length);

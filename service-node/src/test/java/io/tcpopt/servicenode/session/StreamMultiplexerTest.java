@@ -417,16 +417,22 @@ class StreamMultiplexerTest {
     assertEquals(WINDOW, s.receiveWindow());
   }
 
-  @Test
-  void creditThePeerGivesBackShrinksTheWindowAndIsReleased() {
+  /** Stream 1, opened by the peer on a growing session, its start credit granted from {@code budget} and sent. */
+  private MuxStream acceptedWithStartCredit(RecordingBudget budget) {
     restartGrowing(8 * WINDOW);
     feed(open(1, 0));
     MuxStream s = accepted.get(0);
-    RecordingBudget budget = new RecordingBudget(7 * WINDOW);
     s.budget(budget);
     s.grantStartCredit();
     s.flush();
     drainSent();
+    return s;
+  }
+
+  @Test
+  void creditThePeerGivesBackShrinksTheWindowAndIsReleased() {
+    RecordingBudget budget = new RecordingBudget(7 * WINDOW);
+    MuxStream s = acceptedWithStartCredit(budget);
     feed(data(1, WINDOW, false));
     feed(WindowUpdateFrame.giveBack(1, 7 * WINDOW));
     assertTrue(ch.isOpen(), "the peer gave back the credit it left unused");
@@ -438,14 +444,8 @@ class StreamMultiplexerTest {
 
   @Test
   void aRequestAfterTheCreditCameBackGrantsStartCreditAgain() {
-    restartGrowing(8 * WINDOW);
-    feed(open(1, 0));
-    MuxStream s = accepted.get(0);
     RecordingBudget budget = new RecordingBudget(3 * WINDOW);
-    s.budget(budget);
-    s.grantStartCredit();
-    s.flush();
-    drainSent();
+    MuxStream s = acceptedWithStartCredit(budget);
     s.writeData(Unpooled.wrappedBuffer(new byte[10]), false);
     s.flush();
     List<Frame> first = sent();

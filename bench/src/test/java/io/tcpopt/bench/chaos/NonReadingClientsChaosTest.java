@@ -71,6 +71,8 @@ class NonReadingClientsChaosTest {
       long started = System.nanoTime();
 
       double before = probeMbitPerSecond(pair, 1);
+      // A dial made before the DC listened counts as a reconnect too: count from here, with the session up.
+      double reconnectsBefore = TestbedRun.metric(run.metrics("branch"), "tcpopt_session_reconnects_total");
       log.info("a {} MB download alone: {} Mbit/s", PROBE_BYTES / 1_000_000, fmt(before));
 
       Path stallLog = dir.resolve("stalled-clients.log");
@@ -121,7 +123,7 @@ class NonReadingClientsChaosTest {
         assertFalse(TestbedRun.read(l).contains("closing WAN connection"), () -> "a WAN connection was closed at the " + role + ":\n" + tail(l));
         assertEquals(1, TestbedRun.metric(run.metrics(role), "tcpopt_session_connections_up"), role + ": its one WAN connection up");
       }
-      assertEquals(0, TestbedRun.metric(run.metrics("branch"), "tcpopt_session_reconnects_total"), "no WAN connection re-dialled");
+      assertEquals(reconnectsBefore, TestbedRun.metric(run.metrics("branch"), "tcpopt_session_reconnects_total"), "no WAN connection re-dialled");
 
       stall.getOutputStream().close();
       long closed = System.nanoTime();

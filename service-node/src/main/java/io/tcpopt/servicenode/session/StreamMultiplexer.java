@@ -7,6 +7,7 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
@@ -404,12 +405,33 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     }
     closing = true;
     log.warn("closing WAN connection {} (peer {}): {}: {}", ctx.channel().remoteAddress(), peerName(), WireCodes.goAwayName(code), reason);
-    ctx.writeAndFlush(new GoAwayFrame(lastPeerId, code, reason)).addListener(ChannelFutureListener.CLOSE);
+    ctx.writeAndFlush(new GoAwayFrame(lastPeerId, code, reason)).addListener(sent -> lingerAfterGoAway(sent.isSuccess()));
     // A dead or blackholed peer may never take the GOAWAY (its socket stays full of unacknowledged
     // bytes): close anyway, so the streams' legs are reset now rather than when TCP gives up.
     ctx.executor().schedule(() -> {
       ctx.close();
     }, GOAWAY_CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * After a connection error's GOAWAY: half-close (close_notify, then FIN) and keep reading, discarding,
+   * until the peer closes or the grace timer does. Closing at once would make the kernel answer the
+   * peer's bytes still arriving (the rest of an oversized frame) with a reset, and a peer whose own
+   * write then fails may close before it reads the GOAWAY that says why.
+   */
+  private void lingerAfterGoAway(boolean sent) {
+    Channel ch = ctx.channel();
+    if (!sent || !(ch instanceof DuplexChannel)) {
+      ctx.close();
+      return;
+    }
+    DuplexChannel duplex = (DuplexChannel) ch;
+    SslHandler tls = ctx.pipeline().get(SslHandler.class);
+    if (tls == null) {
+      duplex.shutdownOutput();
+    } else {
+      tls.closeOutbound().addListener(notified -> duplex.shutdownOutput());
+    }
   }
 
   /** Graceful close at node shutdown: GOAWAY(SHUTTING_DOWN), then close. Any thread. */

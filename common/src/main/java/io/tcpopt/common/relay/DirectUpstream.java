@@ -45,6 +45,8 @@ public final class DirectUpstream extends ChannelInboundHandlerAdapter implement
   private boolean connected;
   private boolean inputEnded;
   private boolean outputEnded;
+  /** The far end's FIN closes the socket: its output is shut ({@link Legs#closeAtEndHostsFin}). */
+  private boolean closesAtFin;
   private boolean gone;
 
   private DirectUpstream(EventLoop loop, ChannelFuture connect, String name, WriteBufferWaterMark window, ByteBuf preface) {
@@ -149,6 +151,7 @@ public final class DirectUpstream extends ChannelInboundHandlerAdapter implement
     Legs.shutdownOutputAfterWrites(ch).addListener(f -> {
       if (f.isSuccess()) {
         outputEnded = true;
+        closesAtFin = !inputEnded && Legs.closeAtEndHostsFin(ch);
         done.trySuccess();
         closeIfDone();
       } else {
@@ -249,6 +252,14 @@ public final class DirectUpstream extends ChannelInboundHandlerAdapter implement
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    if (closesAtFin && outputEnded && !inputEnded && !gone) {
+      // the far end's FIN after ours (Legs.closeAtEndHostsFin): read up to it, then closed; a
+      // reset would have failed the read first (exceptionCaught)
+      inputEnded = true;
+      listener.onEnd();
+      closeIfDone();
+      return;
+    }
     if (!(inputEnded && outputEnded)) {
       fail(ResetCause.CONNECTION_RESET, name + " closed before the flow completed");
     }

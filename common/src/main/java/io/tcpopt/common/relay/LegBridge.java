@@ -67,6 +67,11 @@ public final class LegBridge implements UpstreamListener {
   private boolean legOutputShut;
   /** The leg is being closed for its FIN ({@link #endLeg}): its going inactive is that, not a failure. */
   private boolean legClosingForFin;
+  /**
+   * The leg's output is shut and its end host's FIN will close it rather than half-close it
+   * ({@link Legs#closeAtEndHostsFin}): its going inactive without an error is that FIN.
+   */
+  private boolean closesAtFin;
   private boolean finished;
   /** A flush of the leg is queued on the loop ({@link #onDataComplete}). */
   private boolean legFlushScheduled;
@@ -338,14 +343,19 @@ public final class LegBridge implements UpstreamListener {
   private void endLeg() {
     boolean last = legInputEnded && upstreamOutputEnded;
     legClosingForFin = last;
-    (last ? Legs.closeAfterWrites(leg) : Legs.shutdownOutputAfterWrites(leg)).addListener(f -> run(() -> {
-      if (f.isSuccess()) {
-        legOutputShut = true;
-        maybeFinish();
-      } else {
-        abort(ResetCause.CONNECTION_RESET, legName + " write failed before its FIN: " + f.cause().getMessage());
-      }
-    }));
+    (last ? Legs.closeAfterWrites(leg) : Legs.shutdownOutputAfterWrites(leg)).addListener(f -> {
+      // on the leg's loop, before any later event of the leg
+      boolean closesAtItsFin = f.isSuccess() && !last && Legs.closeAtEndHostsFin(leg);
+      run(() -> {
+        if (f.isSuccess()) {
+          legOutputShut = true;
+          closesAtFin = closesAtItsFin;
+          maybeFinish();
+        } else {
+          abort(ResetCause.CONNECTION_RESET, legName + " write failed before its FIN: " + f.cause().getMessage());
+        }
+      });
+    });
   }
 
   @Override
@@ -458,6 +468,12 @@ public final class LegBridge implements UpstreamListener {
         if (legInputEnded && (legOutputShut || legClosingForFin)) {
           // both directions finished at the socket (what was read still drains to the upstream), or
           // this is the close that sends the leg's FIN: its future says whether it went out
+          return;
+        }
+        if (legOutputShut && !finished && closesAtFin) {
+          // the end host's FIN after the leg's own (Legs.closeAtEndHostsFin): the transport read up
+          // to it and closed the leg; a reset would have failed the read first (exceptionCaught)
+          legInputShutdown();
           return;
         }
         abort(ResetCause.CONNECTION_RESET, legName + " closed before the flow completed");

@@ -18,6 +18,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.util.internal.PlatformDependent;
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.nio.channels.NotYetConnectedException;
 import java.time.Duration;
 
 /**
@@ -148,7 +149,9 @@ public final class Legs {
           done.trySuccess();
           return;
         }
-      } catch (IOException e) {
+      } catch (IOException | NotYetConnectedException e) {
+        // ENOTCONN: the socket was reset (or both FINs crossed) since its last event; unchecked in
+        // Netty, so it would escape this listener and leave the future pending for ever
         done.tryFailure(e);
         return;
       }
@@ -162,6 +165,27 @@ public final class Legs {
     });
   }
 
+  /**
+   * For a leg whose output this node has shut down (its FIN sent): the end host's FIN, when it
+   * comes, closes the leg instead of half-closing it. On the leg's event loop, right after its
+   * output was shut. There is nothing left to half-close: once both FINs crossed, the kernel has
+   * moved the socket to TIME_WAIT and Netty's half-closure ({@code shutdownInput}) fails with
+   * ENOTCONN, making a {@code NotYetConnectedException} with a stack trace on every such flow
+   * (caught inside Netty). Bytes the end host sent before its FIN are still read and delivered
+   * first; a reset still fails the read ({@code exceptionCaught}) before the leg closes. The bridge
+   * then takes the leg's going inactive as its end host's FIN.
+   *
+   * <p>Legs that terminate TLS keep the half-closure (their close_notify comes before the FIN and
+   * goes through the {@link SslHandler}).
+   *
+   * @return true when the leg now closes at its end host's FIN; false when it still half-closes
+   */
+  public static boolean closeAtEndHostsFin(Channel leg) {
+    if (!leg.isActive() || leg.pipeline().get(SslHandler.class) != null) {
+      return false;
+    }
+    return leg.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, false);
+  }
 
   /** Why a connect failed, as a reset cause: a timeout, or a refusal (any other failure). */
   public static ResetCause connectFailure(Throwable cause) {

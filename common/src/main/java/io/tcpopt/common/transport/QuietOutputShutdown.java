@@ -42,6 +42,8 @@ final class QuietOutputShutdown {
    * caller then uses Netty's {@code shutdownOutput}.
    *
    * @throws IOException when the socket refused (the leg is gone)
+   * @throws java.nio.channels.NotYetConnectedException when the socket is no longer connected
+   *     (ENOTCONN: reset, or both FINs crossed)
    */
   static boolean shutdown(Channel leg) throws IOException {
     if (SOCKET == null || !SOCKET.getDeclaringClass().isInstance(leg) || !leg.eventLoop().inEventLoop()) {

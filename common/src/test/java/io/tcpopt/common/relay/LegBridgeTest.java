@@ -15,6 +15,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.tcpopt.common.testing.ExceptionsCreated;
 import io.tcpopt.common.transport.EpollHalfCloseWorkaround;
 import io.tcpopt.common.transport.Legs;
 import io.tcpopt.common.transport.NettyTransport;
@@ -35,6 +36,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -58,6 +60,8 @@ class LegBridgeTest {
   private volatile Duration idleTimeout = Duration.ofSeconds(30);
   private volatile byte[] preface;
   private final Recorder flow = new Recorder();
+  /** The last client leg the listener accepted. */
+  private final AtomicReference<Channel> clientLeg = new AtomicReference<>();
 
   /** What the bridge reported. */
   static final class Recorder implements FlowRecorder {
@@ -115,6 +119,7 @@ class LegBridgeTest {
               public void channelActive(ChannelHandlerContext ctx) {
                 ctx.pipeline().remove(this);
                 Channel client = ctx.channel();
+                clientLeg.set(client);
                 DirectUpstream up = DirectUpstream.over(client.eventLoop(),
                     Legs.connect(upstream, client.eventLoop(), target, null), "server leg", WATERMARKS,
                     preface == null ? null : Unpooled.wrappedBuffer(preface));
@@ -161,8 +166,22 @@ class LegBridgeTest {
     void handle(Socket s) throws Exception;
   }
 
+  /** The exceptions a leg's half-closure made once both FINs had crossed (ENOTCONN, or Netty's shutdownOutput). */
+  private static ExceptionsCreated halfCloseExceptions() {
+    return ExceptionsCreated.of("java.nio.channels.NotYetConnectedException",
+        "io.netty.channel.socket.ChannelOutputShutdownException");
+  }
+
   @Test
   void halfClosedClientGetsALargeLateAnswerAndTheFlowCompletes() throws Exception {
+    try (ExceptionsCreated exceptions = halfCloseExceptions()) {
+      halfClosedClientGetsALargeLateAnswer();
+      // the server's FIN reached a socket whose output the bridge had shut: it closes, no exception
+      assertEquals(0, exceptions.stopAndCount(), "exceptions made by half-closing after both FINs");
+    }
+  }
+
+  private void halfClosedClientGetsALargeLateAnswer() throws Exception {
     byte[] request = bytes(300_000, 1);
     byte[] answer = bytes(8_000_000, 2);
     CompletableFuture<byte[]> received = new CompletableFuture<>();
@@ -182,6 +201,103 @@ class LegBridgeTest {
     served.get(10, TimeUnit.SECONDS);
     assertEquals("completed", flow.closed.get(10, TimeUnit.SECONDS));
     assertEquals(request.length, flow.fromLeg.get());
+    assertEquals(answer.length, flow.toLeg.get());
+  }
+
+  /**
+   * The server answers and closes first; the client goes on sending after the server's FIN, then
+   * sends its own. The bridge shut the client leg's output at the server's FIN, so the client's FIN
+   * closes the leg (no half-closure left: the socket is in TIME_WAIT then, and half-closing it made
+   * a NotYetConnectedException inside Netty on every such flow). Every byte arrives both ways.
+   */
+  @Test
+  void aClientFinAfterTheServersFinClosesTheLegWithEveryByteAndNoException() throws Exception {
+    byte[] request = bytes(100_000, 4);
+    byte[] answer = bytes(400_000, 5);
+    byte[] more = bytes(200_000, 6);
+    CompletableFuture<byte[]> received = new CompletableFuture<>();
+    CompletableFuture<Void> served = serveOnce(s -> {
+      byte[] first = s.getInputStream().readNBytes(request.length);
+      s.getOutputStream().write(answer);
+      s.shutdownOutput();
+      byte[] rest = s.getInputStream().readAllBytes(); // until the client's FIN
+      byte[] all = Arrays.copyOf(first, first.length + rest.length);
+      System.arraycopy(rest, 0, all, first.length, rest.length);
+      received.complete(all);
+    });
+    try (ExceptionsCreated exceptions = halfCloseExceptions()) {
+      try (Socket c = connect()) {
+        c.getOutputStream().write(request);
+        assertArrayEquals(sha256(answer), sha256(c.getInputStream().readAllBytes()), "server -> client bytes");
+        c.getOutputStream().write(more); // after the server's FIN reached the client
+        c.shutdownOutput();
+        byte[] sent = Arrays.copyOf(request, request.length + more.length);
+        System.arraycopy(more, 0, sent, request.length, more.length);
+        assertArrayEquals(sha256(sent), sha256(received.get(10, TimeUnit.SECONDS)), "client -> server bytes");
+      }
+      served.get(10, TimeUnit.SECONDS);
+      assertEquals("completed", flow.closed.get(10, TimeUnit.SECONDS));
+      assertTrue(clientLeg.get().closeFuture().await(5, TimeUnit.SECONDS), "the client leg is closed");
+      assertEquals(request.length + more.length, flow.fromLeg.get());
+      assertEquals(answer.length, flow.toLeg.get());
+      assertEquals(0, exceptions.stopAndCount(), "exceptions made by half-closing after both FINs");
+    }
+  }
+
+  /**
+   * The client resets its connection after the server's FIN reached it: the leg no longer
+   * half-closes, so it closes at the reset too; the server must still see a reset, never a clean
+   * end of stream.
+   */
+  @Test
+  void aClientResetAfterTheServersFinReachesTheServerAsAReset() throws Exception {
+    byte[] answer = bytes(100_000, 7);
+    CompletableFuture<String> outcome = new CompletableFuture<>();
+    serveOnce(s -> {
+      s.getOutputStream().write(answer);
+      s.shutdownOutput();
+      try {
+        outcome.complete(s.getInputStream().read() < 0 ? "clean EOF" : "data");
+      } catch (SocketException e) {
+        outcome.complete("reset");
+      }
+    });
+    try (Socket c = connect()) {
+      assertArrayEquals(sha256(answer), sha256(c.getInputStream().readAllBytes()), "server -> client bytes");
+      c.setSoLinger(true, 0);
+    }
+    assertEquals("reset", outcome.get(10, TimeUnit.SECONDS));
+    assertTrue(flow.closed.get(10, TimeUnit.SECONDS).startsWith("client leg"), flow.closed.get());
+    assertTrue(clientLeg.get().closeFuture().await(5, TimeUnit.SECONDS), "the client leg is closed");
+  }
+
+  /**
+   * The server closes, then resets, before the client's FIN. Netty reads nothing more from a socket
+   * whose input ended, so the reset is found when the client's FIN is passed on: the server socket
+   * refuses the shutdown (ENOTCONN) and the flow is reset, not completed, and not left hanging (that
+   * exception, unchecked, escaped the shutdown's listener before and the flow waited for its idle
+   * timeout). The client read every byte and the end; the leg is closed.
+   */
+  @Test
+  void aClientFinAfterTheServersFinAndResetResetsTheFlow() throws Exception {
+    byte[] answer = bytes(100_000, 8);
+    CountDownLatch clientReadAll = new CountDownLatch(1);
+    CompletableFuture<Void> served = serveOnce(s -> {
+      s.getOutputStream().write(answer);
+      s.shutdownOutput();
+      clientReadAll.await(10, TimeUnit.SECONDS);
+      s.setSoLinger(true, 0);
+    });
+    try (Socket c = connect()) {
+      assertArrayEquals(sha256(answer), sha256(c.getInputStream().readAllBytes()), "server -> client bytes");
+      clientReadAll.countDown();
+      served.get(10, TimeUnit.SECONDS); // the server's reset is out
+      Thread.sleep(100);
+      c.shutdownOutput();
+      String reason = flow.closed.get(10, TimeUnit.SECONDS);
+      assertTrue(reason.startsWith("upstream lost bytes before its end"), reason);
+    }
+    assertTrue(clientLeg.get().closeFuture().await(5, TimeUnit.SECONDS), "the client leg is closed");
     assertEquals(answer.length, flow.toLeg.get());
   }
 

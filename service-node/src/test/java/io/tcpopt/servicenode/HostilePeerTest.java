@@ -105,15 +105,17 @@ class HostilePeerTest {
   private static void writeHello(DataOutputStream out, String name) throws IOException {
     byte[] n = name.getBytes(StandardCharsets.UTF_8);
     byte[] site = "branch".getBytes(StandardCharsets.UTF_8);
-    out.writeInt(22 + n.length + site.length);
+    out.writeInt(34 + n.length + site.length);
     out.writeInt(0);
     out.writeInt(0);
     out.writeInt(HelloFrame.MAGIC);
-    out.writeShort(1);
+    out.writeShort(HelloFrame.VERSION);
     out.writeShort(0);
     out.writeInt(64 * 1024);
     out.writeInt(1 << 20);
     out.writeInt(100);
+    out.writeLong(0x0bad_5e55_10e0_0001L); // session (this "dialler"'s pool)
+    out.writeInt(0); // connection index
     out.writeByte(n.length);
     out.write(n);
     out.writeByte(site.length);

@@ -95,14 +95,15 @@ final class HelloNames {
     }
   }
 
-  /** HELLO (docs/wire-format.md 5.1): version 1, 16 KiB frames, 64 KiB window, 100 streams, name, site. */
+  /** HELLO (docs/wire-format.md 5.1): version 2, 16 KiB frames, 64 KiB window, 100 streams, session 1 connection 0, name, site. */
   static byte[] helloFrame(String name, String site) {
     byte[] n = name.getBytes(StandardCharsets.UTF_8);
     byte[] s = site.getBytes(StandardCharsets.UTF_8);
-    int length = 22 + n.length + s.length;
+    int length = 34 + n.length + s.length;
     ByteBuffer b = ByteBuffer.allocate(12 + length);
     b.putInt(length).put((byte) 0).put((byte) 0).putShort((short) 0).putInt(0);
-    b.putInt(0x5443504F).putShort((short) 1).putShort((short) 0).putInt(16384).putInt(65536).putInt(100);
+    b.putInt(0x5443504F).putShort((short) 2).putShort((short) 0).putInt(16384).putInt(65536).putInt(100);
+    b.putLong(1).putInt(0);
     b.put((byte) n.length).put(n).put((byte) s.length).put(s);
     return b.array();
   }

@@ -64,6 +64,10 @@ public final class MuxStream {
    */
   private long sendQueueLimit;
   private final ReceiveWindow receive;
+  /** Puts received DATA back in stream order (wire format 2). */
+  private final StreamReassembly reassembly;
+  /** The stream offset of the next byte this side sends (its OPEN's first bytes came before). */
+  private long sendOffset;
   private StreamBudget budget = StreamBudget.UNLIMITED;
   private boolean sentEnd;
   private boolean receivedEnd;
@@ -89,10 +93,16 @@ public final class MuxStream {
   boolean scheduled;
   int deficit;
 
-  MuxStream(StreamMultiplexer mux, int id, long sendWindow, int receiveCredit) {
+  /**
+   * A stream whose first {@code sentOffset} bytes this side sent in its OPEN, and the first {@code
+   * receivedOffset} bytes of which the peer sent in its OPEN.
+   */
+  MuxStream(StreamMultiplexer mux, int id, long sendWindow, int receiveCredit, long sentOffset, long receivedOffset) {
     this.mux = mux;
     this.id = id;
     this.sendWindow = sendWindow;
+    this.sendOffset = sentOffset;
+    this.reassembly = new StreamReassembly(receivedOffset);
     this.peerWindow = mux.peerInitialWindow();
     this.sendQueueLimit = sendQueueBound(peerWindow);
     this.receive = new ReceiveWindow(mux.localWindow(), mux.maxLocalWindow(), receiveCredit, mux.channel().eventLoop().ticker());
@@ -199,7 +209,9 @@ public final class MuxStream {
         eventLoop().execute(this::endDeliveredIfAcknowledged);
       }
     }
-    return new DataFrame(id, out, end, encoded && out.isReadable());
+    DataFrame frame = new DataFrame(id, sendOffset, out, end, encoded && out.isReadable());
+    sendOffset += frame.creditLength();
+    return frame;
   }
 
   /**
@@ -248,7 +260,7 @@ public final class MuxStream {
 
   /** Largest segment the stream sends whole: the peer's frame size, within the scheduler's quantum. */
   int maxSegmentPayload() {
-    return Math.min(mux.peerMaxFrameSize(), StreamScheduler.QUANTUM);
+    return Math.min(mux.peerMaxFrameSize() - DataFrame.OFFSET_LENGTH, StreamScheduler.QUANTUM);
   }
 
   /**
@@ -397,22 +409,51 @@ public final class MuxStream {
     removed = true;
     cancelReturn();
     dropPending();
+    reassembly.clear();
     mux.remove(this);
     mux.write(new RstStreamFrame(id, code, reason));
     mux.flush();
   }
 
+  /**
+   * DATA from the peer, in any order: within credit by its length and by its offset (the credit
+   * granted in total bounds the offsets it may reach), then put back in stream order ({@link
+   * StreamReassembly}) and handed to the handler in order.
+   */
   void onData(DataFrame frame) {
     long n = frame.creditLength();
+    long limit = reassembly.next() + reassembly.heldLength() + receive.credit(); // every byte granted so far
     if (!receive.receive(n)) {
       frame.release();
       mux.connectionError(WireCodes.GOAWAY_FLOW_CONTROL, "stream " + id + " sent " + n + " bytes beyond its window (" + receive.credit() + " left)");
       return;
     }
-    if (receivedEnd) {
+    if (frame.offset() > limit - n) {
       frame.release();
-      reset(WireCodes.PROTOCOL_ERROR, "DATA after END_STREAM");
-      handler.onReset(WireCodes.PROTOCOL_ERROR, "peer sent DATA after END_STREAM");
+      mux.connectionError(WireCodes.GOAWAY_FLOW_CONTROL, "stream " + id + " sent DATA at offset " + frame.offset() + " of " + n
+          + " bytes, beyond the " + limit + " granted");
+      return;
+    }
+    switch (reassembly.offer(frame, this::deliver)) {
+      case OVERLAP:
+        frame.release();
+        mux.connectionError(WireCodes.GOAWAY_PROTOCOL_ERROR, "stream " + id + " sent DATA at offset " + frame.offset() + " of " + n
+            + " bytes, over bytes already received");
+        break;
+      case BEYOND_END:
+        frame.release();
+        reset(WireCodes.PROTOCOL_ERROR, "DATA after END_STREAM");
+        handler.onReset(WireCodes.PROTOCOL_ERROR, "peer sent DATA after END_STREAM");
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** The next DATA in stream order: to the handler, unless the stream ended meanwhile. */
+  private void deliver(DataFrame frame) {
+    if (removed) {
+      frame.release();
       return;
     }
     receivedEnd = frame.endStream();
@@ -461,6 +502,7 @@ public final class MuxStream {
     removed = true;
     cancelReturn();
     dropPending();
+    reassembly.clear();
     mux.remove(this);
     handler.onReset(code, reason);
   }
@@ -474,6 +516,7 @@ public final class MuxStream {
     removed = true;
     cancelReturn();
     dropPending();
+    reassembly.clear();
     if (endDelivered && receivedEnd) {
       return;
     }

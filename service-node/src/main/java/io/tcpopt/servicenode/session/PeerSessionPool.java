@@ -38,6 +38,8 @@ public final class PeerSessionPool {
   private final Slot[] slots;
   private final Consumer<String> onReconnect;
   private volatile boolean closed;
+  /** This pool instance's session value, in every one of its connections' HELLOs. */
+  private final long session = PooledConnection.newSession();
 
   private final class Slot implements SessionListener {
     private final int index;
@@ -146,7 +148,8 @@ public final class PeerSessionPool {
   }
 
   private WanChannelInitializer initializerFor(Slot slot) {
-    return new WanChannelInitializer(ssl, settings, true, acceptor, slot, sockets, address, admission);
+    return new WanChannelInitializer(ssl, settings, true, acceptor, slot, sockets, address, admission)
+        .pooledAs(new PooledConnection(session, slot.index));
   }
 
   /** Starts connecting every slot; returns at once. */

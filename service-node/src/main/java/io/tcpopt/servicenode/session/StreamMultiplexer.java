@@ -72,6 +72,8 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   private final SessionListener listener;
   private final HelloAdmission admission;
   private final IntObjectHashMap<MuxStream> streams = new IntObjectHashMap<>();
+  /** Which connection of which dialler's pool this is, as its HELLO says (the acceptor's HELLO: none). */
+  private PooledConnection pooledAs;
 
   private ChannelHandlerContext ctx;
   private volatile HelloFrame peer;
@@ -117,6 +119,18 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     this.acceptor = acceptor;
     this.listener = listener;
     this.nextLocalId = dialler ? 1 : 2;
+    this.pooledAs = dialler ? PooledConnection.alone() : PooledConnection.NONE;
+  }
+
+  /** The dialler's pool names this connection {@code pooledAs} in its HELLO; before the channel is active. */
+  StreamMultiplexer pooledAs(PooledConnection pooledAs) {
+    this.pooledAs = pooledAs;
+    return this;
+  }
+
+  /** Which connection of which dialler's pool this is ({@link PooledConnection#NONE} on the accepting side, till stage 2 groups them). */
+  PooledConnection pooledAs() {
+    return pooledAs;
   }
 
   // ---- status, readable from any thread ------------------------------------------------------
@@ -307,7 +321,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
       do {
         pumpAgain = false;
         Channel ch = ctx.channel();
-        int max = peer == null ? StreamScheduler.QUANTUM : peer.maxFrameSize();
+        int max = peer == null ? StreamScheduler.QUANTUM : peer.maxFrameSize() - DataFrame.OFFSET_LENGTH;
         while (ch.isWritable()) {
           DataFrame frame = scheduler.next(max);
           if (frame == null) {
@@ -359,7 +373,8 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     }
     int id = nextLocalId;
     nextLocalId += 2;
-    MuxStream stream = new MuxStream(this, id, (long) p.initialStreamWindow() - firstBytes.readableBytes(), local.initialStreamWindow());
+    MuxStream stream = new MuxStream(this, id, (long) p.initialStreamWindow() - firstBytes.readableBytes(), local.initialStreamWindow(),
+        firstBytes.readableBytes(), 0);
     stream.handler(handler);
     streams.put(id, stream);
     activeStreams = streams.size();
@@ -477,8 +492,8 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
       return;
     }
     helloSent = true;
-    ctx.writeAndFlush(new HelloFrame(HelloFrame.VERSION, local.maxFrameSize(), local.initialStreamWindow(), local.maxStreams(), local.name(), local.site(),
-        local.reduction().cacheEpoch(), local.reduction().cacheCapacity()), ctx.voidPromise());
+    ctx.writeAndFlush(new HelloFrame(HelloFrame.VERSION, local.maxFrameSize(), local.initialStreamWindow(), local.maxStreams(), pooledAs.session(),
+        pooledAs.index(), local.name(), local.site(), local.reduction().cacheEpoch(), local.reduction().cacheCapacity()), ctx.voidPromise());
   }
 
   @Override
@@ -639,7 +654,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
       ctx.flush();
       return;
     }
-    MuxStream stream = new MuxStream(this, id, peer.initialStreamWindow(), local.initialStreamWindow() - first);
+    MuxStream stream = new MuxStream(this, id, peer.initialStreamWindow(), local.initialStreamWindow() - first, 0, first);
     streams.put(id, stream);
     activeStreams = streams.size();
     peerOpened++;

@@ -28,6 +28,7 @@ public final class WanChannelInitializer extends ChannelInitializer<SocketChanne
   private final SslContext ssl;
   private final SessionSettings settings;
   private final boolean dialler;
+  private PooledConnection pooledAs;
   private final StreamAcceptor acceptor;
   private final SessionListener listener;
   private final WanSockets sockets;
@@ -61,6 +62,12 @@ public final class WanChannelInitializer extends ChannelInitializer<SocketChanne
     this.sockets = sockets;
   }
 
+  /** A dialled connection's name in its pool, for its HELLO. */
+  WanChannelInitializer pooledAs(PooledConnection pooledAs) {
+    this.pooledAs = pooledAs;
+    return this;
+  }
+
   @Override
   protected void initChannel(SocketChannel ch) {
     if (pending != null && !pending.enter(ch)) {
@@ -70,7 +77,11 @@ public final class WanChannelInitializer extends ChannelInitializer<SocketChanne
     configureTls(ch, p);
     p.addLast("flush-consolidation", new FlushConsolidationHandler(FLUSHES_BEFORE_FORCED, true));
     p.addLast("frames", new FrameCodec(settings.maxFrameSize()));
-    p.addLast("mux", new StreamMultiplexer(settings, dialler, acceptor, pending == null ? listener : admitted(ch), admission));
+    StreamMultiplexer mux = new StreamMultiplexer(settings, dialler, acceptor, pending == null ? listener : admitted(ch), admission);
+    if (pooledAs != null) {
+      mux.pooledAs(pooledAs);
+    }
+    p.addLast("mux", mux);
     sockets.applyWhenActive(ch);
   }
 

@@ -90,7 +90,8 @@ final class FrameDecoder extends ByteToMessageDecoder {
     }
     long fixed;
     switch (type) {
-      case FrameType.HELLO: fixed = 22; break;
+      case FrameType.HELLO: fixed = 22; break; // enough for the version: a version-1 HELLO is refused by its version, not its length
+      case FrameType.DATA: fixed = DataFrame.OFFSET_LENGTH; break;
       case FrameType.OPEN: fixed = OpenFrame.fixedLength(4); break;
       case FrameType.WINDOW_UPDATE: fixed = 4; break;
       case FrameType.RST_STREAM: fixed = 6; break;
@@ -103,8 +104,8 @@ final class FrameDecoder extends ByteToMessageDecoder {
     if (length < fixed || (exact && length != fixed)) {
       throw error(WireCodes.GOAWAY_FRAME_SIZE, "bad " + FrameType.name(type) + " length " + length);
     }
-    if (type == FrameType.DATA && (flags & FrameType.FLAG_ENCODED) != 0 && length < DataFrame.MIN_ENCODED) {
-      throw error(WireCodes.GOAWAY_FRAME_SIZE, "ENCODED DATA of " + length + " bytes, shorter than a segment header");
+    if (type == FrameType.DATA && (flags & FrameType.FLAG_ENCODED) != 0 && length < DataFrame.OFFSET_LENGTH + DataFrame.MIN_ENCODED) {
+      throw error(WireCodes.GOAWAY_FRAME_SIZE, "ENCODED DATA of " + length + " bytes, shorter than its offset and a segment header");
     }
   }
 
@@ -117,9 +118,14 @@ final class FrameDecoder extends ByteToMessageDecoder {
       }
       case FrameType.OPEN:
         return decodeOpen(in, streamId, length);
-      case FrameType.DATA:
-        return new DataFrame(streamId, in.readRetainedSlice(length), (flags & FrameType.FLAG_END_STREAM) != 0,
+      case FrameType.DATA: {
+        long offset = in.readLong();
+        if (offset < 0) {
+          throw error(WireCodes.GOAWAY_FLOW_CONTROL, "DATA offset " + Long.toUnsignedString(offset) + " beyond 2^63-1 on stream " + streamId);
+        }
+        return new DataFrame(streamId, offset, in.readRetainedSlice(length - DataFrame.OFFSET_LENGTH), (flags & FrameType.FLAG_END_STREAM) != 0,
             (flags & FrameType.FLAG_ENCODED) != 0);
+      }
       case FrameType.REDUCTION: {
         byte[] message = new byte[length];
         in.readBytes(message);
@@ -167,7 +173,8 @@ final class FrameDecoder extends ByteToMessageDecoder {
     }
     int version = p.readUnsignedShort();
     if (version != HelloFrame.VERSION) {
-      throw error(WireCodes.GOAWAY_VERSION, "unsupported version " + version + " (this node speaks " + HelloFrame.VERSION + ")");
+      throw error(WireCodes.GOAWAY_VERSION, "wire format version " + version + " refused: this node speaks version " + HelloFrame.VERSION
+          + (version < HelloFrame.VERSION ? " only (DATA with stream offsets); upgrade the peer" : " only; upgrade this node"));
     }
     if (p.readUnsignedShort() != 0) {
       throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "HELLO reserved field set");
@@ -184,6 +191,11 @@ final class FrameDecoder extends ByteToMessageDecoder {
     if (maxStreams < 1 || maxStreams > Integer.MAX_VALUE) {
       throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "HELLO max-streams " + maxStreams + " outside 1..2^31-1");
     }
+    if (p.readableBytes() < 12) {
+      throw error(WireCodes.GOAWAY_FRAME_SIZE, "HELLO truncated before its session and connection");
+    }
+    long session = p.readLong();
+    long connection = p.readUnsignedInt();
     String name = readName(p, "name");
     String site = readName(p, "site");
     // The cache fields are optional: a HELLO that ends after the site announces no cache.
@@ -200,7 +212,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
     if (p.isReadable()) {
       throw error(WireCodes.GOAWAY_FRAME_SIZE, "HELLO has " + p.readableBytes() + " trailing bytes");
     }
-    return new HelloFrame(version, (int) maxFrame, (int) window, (int) maxStreams, name, site, cacheEpoch, cacheCapacity);
+    return new HelloFrame(version, (int) maxFrame, (int) window, (int) maxStreams, session, (int) connection, name, site, cacheEpoch, cacheCapacity);
   }
 
   private static String readName(ByteBuf p, String what) {

@@ -20,9 +20,10 @@ final class FrameEncoder extends MessageToMessageEncoder<Frame> {
   protected void encode(ChannelHandlerContext ctx, Frame frame, List<Object> out) {
     if (frame instanceof DataFrame) {
       DataFrame data = (DataFrame) frame;
-      ByteBuf header = ctx.alloc().buffer(FrameType.HEADER_LENGTH);
+      ByteBuf header = ctx.alloc().buffer(FrameType.HEADER_LENGTH + DataFrame.OFFSET_LENGTH);
       int flags = (data.endStream() ? FrameType.FLAG_END_STREAM : 0) | (data.encoded() ? FrameType.FLAG_ENCODED : 0);
-      writeHeader(header, data.content().readableBytes(), FrameType.DATA, flags, data.streamId());
+      writeHeader(header, DataFrame.OFFSET_LENGTH + data.content().readableBytes(), FrameType.DATA, flags, data.streamId());
+      header.writeLong(data.offset());
       out.add(header);
       if (data.content().isReadable()) {
         out.add(data.content().retain());
@@ -67,9 +68,10 @@ final class FrameEncoder extends MessageToMessageEncoder<Frame> {
       type = FrameType.HELLO;
       buf.writeInt(HelloFrame.MAGIC).writeShort(h.version()).writeShort(0);
       buf.writeInt(h.maxFrameSize()).writeInt(h.initialStreamWindow()).writeInt(h.maxStreams());
+      buf.writeLong(h.session()).writeInt(h.connection());
       writeName(buf, h.name());
       writeName(buf, h.site());
-      if (h.cacheCapacity() != 0) { // without a cache the fields are left out (a version-1 HELLO)
+      if (h.cacheCapacity() != 0) { // without a cache the fields are left out 
         buf.writeLong(h.cacheEpoch()).writeLong(h.cacheCapacity());
       }
     } else if (frame instanceof WindowUpdateFrame) {

@@ -1,6 +1,6 @@
 package io.tcpopt.servicenode.wire;
 
-/** Frame type codes and flags of wire format v1. */
+/** Frame type codes and flags of wire format 2 (docs/wire-format.md). */
 public final class FrameType {
   public static final int HELLO = 0x0;
   public static final int OPEN = 0x1;

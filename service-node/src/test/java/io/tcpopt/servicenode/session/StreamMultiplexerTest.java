@@ -52,7 +52,8 @@ class StreamMultiplexerTest {
   /** Starts the multiplexer with stream windows of {@link #WINDOW} that may grow to {@code maxWindow}. */
   private void startWith(int maxWindow) {
     peerDecoder = new EmbeddedChannel(new FrameCodec(1 << 20));
-    SessionSettings settings = new SessionSettings("dc-1", "dc", WINDOW, WINDOW, 2, Duration.ofSeconds(5), Duration.ofSeconds(10),
+    // frames up to a whole window of bytes after their offset (wire format 2)
+    SessionSettings settings = new SessionSettings("dc-1", "dc", WINDOW + DataFrame.OFFSET_LENGTH, WINDOW, 2, Duration.ofSeconds(5), Duration.ofSeconds(10),
         ReductionLink.NONE, 0, maxWindow);
     StreamAcceptor acceptor = (stream, open) -> {
       int first = open.content().readableBytes();
@@ -96,10 +97,10 @@ class StreamMultiplexerTest {
         sessions.add("down");
       }
     };
-    ch = new EmbeddedChannel(new FrameCodec(WINDOW), new StreamMultiplexer(settings, false, acceptor, listener, (identity, name, site) -> PeerAdmission.admitted(name, site)));
+    ch = new EmbeddedChannel(new FrameCodec(WINDOW + DataFrame.OFFSET_LENGTH), new StreamMultiplexer(settings, false, acceptor, listener, (identity, name, site) -> PeerAdmission.admitted(name, site)));
     Frame hello = sent().get(0);
     assertEquals("dc-1", ((HelloFrame) hello).name());
-    feed(new HelloFrame(1, WINDOW, WINDOW, 100, "branch-1", "branch"));
+    feed(new HelloFrame(HelloFrame.VERSION, WINDOW, WINDOW, 100, 7, 0, "branch-1", "branch", 0, 0));
     assertEquals(List.of("up branch-1"), sessions);
     ch.runPendingTasks();
     assertInstanceOf(PingFrame.class, sent().get(0), "the first keepalive PING leaves at once");
@@ -116,6 +117,7 @@ class StreamMultiplexerTest {
   private void restartGrowing(int maxWindow) {
     stop();
     events.clear();
+    peerOffsets.clear();
     accepted.clear();
     sessions.clear();
     startWith(maxWindow);
@@ -168,12 +170,19 @@ class StreamMultiplexerTest {
     return (GoAwayFrame) last;
   }
 
-  private static OpenFrame open(int id, int firstBytes) {
+  /** The stream offset of the next byte the peer sends on each stream it opened or received (wire format 2). */
+  private final java.util.Map<Integer, Long> peerOffsets = new java.util.HashMap<>();
+
+  private OpenFrame open(int id, int firstBytes) {
+    peerOffsets.put(id, (long) firstBytes);
     return new OpenFrame(id, id * 10L, SRC, DST, 0, Unpooled.wrappedBuffer(new byte[firstBytes]));
   }
 
-  private static DataFrame data(int id, int n, boolean end) {
-    return new DataFrame(id, Unpooled.wrappedBuffer(new byte[n]), end);
+  /** The peer's next DATA on stream {@code id}, at the offset its earlier ones reached. */
+  private DataFrame data(int id, int n, boolean end) {
+    long offset = peerOffsets.getOrDefault(id, 0L);
+    peerOffsets.put(id, offset + n);
+    return new DataFrame(id, offset, Unpooled.wrappedBuffer(new byte[n]), end);
   }
 
   @Test

@@ -15,13 +15,16 @@ import java.util.Random;
  * payload again, so that mutations reach the payload checks instead of all stopping at the length.
  */
 public final class WireMutator {
-  private static final int[] LENGTHS = {0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 16, 21, 22, 23, 46, 47, 548, 549, 16383, 16384, 65535, 65536,
+  private static final int[] LENGTHS = {0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 16, 21, 22, 23, 46, 47, 548, 549, 559, 560, 561, 16383, 16384, 65535, 65536,
       65537, 1 << 20, 16777216, 16777217, 0x7fffffff, 0x80000000, 0xffffffff};
   private static final int[] IDS = {0, 1, 2, 3, 4, 5, 6, 7, 9, 11, 13, 1001, 0x7ffffffe, 0x7fffffff, 0x80000000, 0x80000005, 0xffffffff};
   private static final int[] WORDS = {0, 1, 2, 3, 4, 6, 9, 10, 11, 15, 16, 0x3fff, 0x4000, 0x7fff, 0x8000, 0xffff, 0x10000, 0xfffff, 0x100000,
       0x1000000, 0x1000001, 0x7fef_ffff, 0x7ff0_0000, 0x7fff_0000, 0x7fff_fffe, 0x7fff_ffff, 0x8000_0000, 0xffff_fffe, 0xffff_ffff};
   private static final String[] NAMES = {"branch-1", "dc-1", "branch-2", "", "branch", "dc", "BRANCH-1", "branch-1\u0000", "br\u00e4nch-1",
       "x".repeat(255), "branch-1 "};
+
+  /** Where the name's length byte sits in a version-2 HELLO's payload: after the limits, the session and the connection. */
+  private static final int NAME_AT = 32;
 
   private final Random random;
   private final List<byte[]> seeds;
@@ -127,15 +130,21 @@ public final class WireMutator {
         return b;
       }
       case 2 -> {
-        if ((b[5] & 0x2) != 0 && payload >= 8) {
-          p.putInt(12 + 4, word()); // an encoded segment's decoded length: its credit
+        if (payload >= 8 && random.nextInt(3) == 0) {
+          // the stream offset: in order, a gap, back over bytes received, beyond the credit, beyond 2^63
+          p.putLong(12, random.nextInt(4) == 0 ? random.nextLong() : new long[] {0, 1, 2, 3, 4, 5, 6, 10, 50, 100, 1000, 65530, 65535, 65536,
+              1L << 32, Long.MAX_VALUE, Long.MIN_VALUE, -1}[random.nextInt(18)]);
+          return b;
+        }
+        if ((b[5] & 0x2) != 0 && payload >= 16) {
+          p.putInt(12 + 8 + 4, word()); // an encoded segment's decoded length: its credit
           return b;
         }
         // as much data as the credit allows, or more
         int n = random.nextInt(8) != 0 ? random.nextInt(64)
             : new int[] {1 << 16, (1 << 16) - 5, (1 << 16) - 4, 65_000, random.nextInt(70_000)}[random.nextInt(5)];
-        byte[] out = Arrays.copyOf(b, WireOracle.HEADER + n);
-        ByteBuffer.wrap(out).putInt(0, n);
+        byte[] out = Arrays.copyOf(b, WireOracle.HEADER + 8 + n);
+        ByteBuffer.wrap(out).putInt(0, 8 + n);
         return out;
       }
       case 3 -> {
@@ -182,21 +191,31 @@ public final class WireMutator {
     return out;
   }
 
-  /** HELLO: a limit, the magic or version, or the name / site rewritten with consistent lengths (so admission decides). */
+  /**
+   * HELLO: a limit, the magic or version, the session or connection, or the name / site rewritten
+   * with consistent lengths (so admission decides).
+   */
   private byte[] hello(byte[] b) {
-    if (b.length < WireOracle.HEADER + 22) {
+    if (b.length < WireOracle.HEADER + NAME_AT + 2) {
       return extend(b);
     }
     ByteBuffer p = ByteBuffer.wrap(b);
-    switch (random.nextInt(6)) {
+    switch (random.nextInt(7)) {
       case 0 -> p.putInt(12, random.nextInt(4) == 0 ? random.nextInt() : 0x5443504F ^ (1 << random.nextInt(32)));
-      case 1 -> p.putShort(16, (short) new int[] {0, 2, 0xffff, random.nextInt(65536)}[random.nextInt(4)]);
+      case 1 -> p.putShort(16, (short) new int[] {0, 1, 3, 0xffff, random.nextInt(65536)}[random.nextInt(5)]);
       case 2 -> p.putShort(18, (short) (1 + random.nextInt(65535)));
       case 3 -> p.putInt(20 + 4 * random.nextInt(3), word());
       case 4 -> {
-        int at = 32 + (random.nextBoolean() ? 0 : 1 + (b[32] & 0xff));
+        int at = WireOracle.HEADER + NAME_AT + (random.nextBoolean() ? 0 : 1 + (b[WireOracle.HEADER + NAME_AT] & 0xff));
         if (at < b.length) {
           b[at] = (byte) new int[] {0, 1, 254, 255, (b[at] & 0xff) + 1, (b[at] & 0xff) - 1, random.nextInt(256)}[random.nextInt(7)];
+        }
+      }
+      case 5 -> {
+        if (random.nextBoolean()) {
+          p.putLong(32, random.nextInt(3) == 0 ? 0 : random.nextLong()); // the session: not checked by a receiver
+        } else {
+          p.putInt(40, word()); // the connection index
         }
       }
       default -> {
@@ -208,8 +227,8 @@ public final class WireMutator {
 
   private byte[] rebuildHello(byte[] b) {
     ByteBuffer in = ByteBuffer.wrap(b);
-    byte[] fixed = Arrays.copyOfRange(b, WireOracle.HEADER, WireOracle.HEADER + 20);
-    in.position(32);
+    byte[] fixed = Arrays.copyOfRange(b, WireOracle.HEADER, WireOracle.HEADER + NAME_AT);
+    in.position(WireOracle.HEADER + NAME_AT);
     byte[] name = readName(in);
     byte[] site = name == null ? null : readName(in);
     if (site == null) {
@@ -236,7 +255,7 @@ public final class WireMutator {
       default -> name = strange(randomName());
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    int length = 20 + 1 + name.length + 1 + site.length + cache.length;
+    int length = NAME_AT + 1 + name.length + 1 + site.length + cache.length;
     ByteBuffer header = ByteBuffer.allocate(WireOracle.HEADER).putInt(length).put((byte) 0).put((byte) 0).putShort((short) 0).putInt(0);
     out.writeBytes(header.array());
     out.writeBytes(fixed);

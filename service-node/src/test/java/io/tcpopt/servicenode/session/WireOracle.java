@@ -20,7 +20,7 @@ import java.util.Map;
  */
 public final class WireOracle {
   static final int HEADER = 12;
-  static final int HELLO_MAX = 548;
+  static final int HELLO_MAX = 560;
   static final int GOAWAY_PROTOCOL_ERROR = 1;
   static final int GOAWAY_VERSION = 2;
   static final int GOAWAY_FRAME_SIZE = 3;
@@ -41,10 +41,49 @@ public final class WireOracle {
     }
   }
 
+  /** What the node knows of a stream the peer sends on: credit, and which byte ranges arrived (section 5.3). */
   private static final class Stream {
     long credit;
     long sendWindow;
-    boolean receivedEnd;
+    /** Every byte below it arrived. */
+    long contiguous;
+    /** Ranges that arrived beyond {@link #contiguous}: start → end. */
+    final java.util.TreeMap<Long, Long> beyond = new java.util.TreeMap<>();
+    /** The end the peer's END_STREAM put, or -1. */
+    long end = -1;
+
+    long received() {
+      long n = contiguous;
+      for (Map.Entry<Long, Long> r : beyond.entrySet()) {
+        n += r.getValue() - r.getKey();
+      }
+      return n;
+    }
+
+    long highest() {
+      return beyond.isEmpty() ? contiguous : beyond.lastEntry().getValue();
+    }
+
+    boolean overlaps(long from, long to) {
+      if (from < contiguous) {
+        return true;
+      }
+      for (Map.Entry<Long, Long> r : beyond.entrySet()) {
+        if (r.getKey() < to && from < r.getValue()) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    void add(long from, long to) {
+      beyond.put(from, to);
+      Map.Entry<Long, Long> first;
+      while ((first = beyond.firstEntry()) != null && first.getKey() == contiguous) {
+        contiguous = first.getValue();
+        beyond.pollFirstEntry();
+      }
+    }
   }
 
   private final String localName;
@@ -202,12 +241,12 @@ public final class WireOracle {
     if (type == 3 && flags == 0x3) {
       return fail(GOAWAY_PROTOCOL_ERROR); // GROW and RETURN together
     }
-    long[] fixed = {22, 23, 0, 4, 6, 8, 10, 12};
+    long[] fixed = {22, 23, 8, 4, 6, 8, 10, 12};
     boolean exact = type == 3 || type == 5;
     if (length < fixed[type] || (exact && length != fixed[type])) {
       return fail(GOAWAY_FRAME_SIZE);
     }
-    if (type == 2 && (flags & 0x2) != 0 && length < 16) {
+    if (type == 2 && (flags & 0x2) != 0 && length < 8 + 16) {
       return fail(GOAWAY_FRAME_SIZE);
     }
     return true;
@@ -235,8 +274,8 @@ public final class WireOracle {
       fail(GOAWAY_PROTOCOL_ERROR);
       return;
     }
-    if ((p.getShort() & 0xffff) != 1) {
-      fail(GOAWAY_VERSION);
+    if ((p.getShort() & 0xffff) != 2) {
+      fail(GOAWAY_VERSION); // version 1 too: its DATA has no offsets
       return;
     }
     if (p.getShort() != 0) {
@@ -258,6 +297,12 @@ public final class WireOracle {
       fail(GOAWAY_PROTOCOL_ERROR);
       return;
     }
+    if (p.remaining() < 12) {
+      fail(GOAWAY_FRAME_SIZE); // session u64 and connection u32 missing
+      return;
+    }
+    p.getLong();
+    p.getInt();
     String name = string(p);
     String site = name == null ? null : string(p);
     if (site == null) {
@@ -364,6 +409,7 @@ public final class WireOracle {
     Stream s = new Stream();
     s.credit = localWindow - first;
     s.sendWindow = peerWindow;
+    s.contiguous = first;
     streams.put(id, s);
     accepted.add(id);
     acceptedDestinations.add(destination);
@@ -428,6 +474,11 @@ public final class WireOracle {
   }
 
   private void data(long id, int flags, ByteBuffer p) {
+    long offset = p.getLong();
+    if (offset < 0) {
+      fail(GOAWAY_FLOW_CONTROL); // 2^63 or more: beyond any credit
+      return;
+    }
     if (decoderOnly) {
       return;
     }
@@ -435,18 +486,30 @@ public final class WireOracle {
     if (s == null) {
       return;
     }
-    long n = (flags & 0x2) != 0 ? Integer.toUnsignedLong(p.getInt(4)) : p.remaining();
-    if (n > s.credit) {
+    long n = (flags & 0x2) != 0 ? Integer.toUnsignedLong(p.getInt(8 + 4)) : p.remaining();
+    long granted = s.received() + s.credit;
+    if (n > s.credit || offset > granted - n) { // offset + n may not fit in 63 bits
       fail(GOAWAY_FLOW_CONTROL);
       return;
     }
     s.credit -= n;
-    if (s.receivedEnd) {
-      answers.add(new Answer("RST", id, RST_PROTOCOL_ERROR));
+    boolean endStream = (flags & 0x1) != 0;
+    long to = offset + n;
+    if ((s.end >= 0 && (endStream || n == 0 || to > s.end)) || (endStream && to < s.highest())) {
+      answers.add(new Answer("RST", id, RST_PROTOCOL_ERROR)); // after, or before, the end
       remove(id);
       return;
     }
-    s.receivedEnd = (flags & 0x1) != 0;
+    if (n > 0 && s.overlaps(offset, to)) {
+      fail(GOAWAY_PROTOCOL_ERROR);
+      return;
+    }
+    if (endStream) {
+      s.end = to;
+    }
+    if (n > 0) {
+      s.add(offset, to);
+    }
   }
 
   private void windowUpdate(long id, int flags, ByteBuffer p) {

@@ -38,6 +38,8 @@ import java.util.function.Supplier;
 public final class WireSeeds {
   public static final String PEER = "branch-1";
   public static final String PEER_SITE = "branch";
+  /** The peer's pool's session value in its HELLOs (it dialled). */
+  static final long SESSION = 0x5eed_0000_0000_0001L;
   static final InetSocketAddress SRC4 = new InetSocketAddress("198.18.1.2", 40000);
   static final InetSocketAddress DST4 = new InetSocketAddress("127.0.0.1", 9);
   static final InetSocketAddress SRC6 = new InetSocketAddress("2001:db8::2", 40000);
@@ -45,23 +47,27 @@ public final class WireSeeds {
 
   private WireSeeds() {}
 
-  /** Name → a supplier of the frame (frames with buffers are consumed by encoding). */
+  /**
+   * Name → a supplier of the frame (frames with buffers are consumed by encoding). DATA sit at the
+   * offsets the fuzz's prefix leaves: stream 1 sent 5 bytes in its OPEN, stream 3 none.
+   */
   public static Map<String, Supplier<Frame>> frames() {
     Map<String, Supplier<Frame>> m = new LinkedHashMap<>();
     m.put("hello", () -> hello());
-    m.put("hello-cache", () -> new HelloFrame(1, 65536, 1 << 20, 100, PEER, PEER_SITE, 0x1234_5678_9abcL, 1L << 30));
+    m.put("hello-cache", () -> new HelloFrame(HelloFrame.VERSION, 65536, 1 << 20, 100, SESSION, 1, PEER, PEER_SITE, 0x1234_5678_9abcL, 1L << 30));
     m.put("open-ipv4", () -> new OpenFrame(5, 42, SRC4, DST4, 0, text("GET / HTTP/1.1\r\n")));
     m.put("open-ipv6", () -> new OpenFrame(5, 43, SRC6, DST6, OpenFrame.FLAG_TRANSPARENT_SOURCE, Unpooled.EMPTY_BUFFER));
     m.put("open-reduction", () -> new OpenFrame(5, 44, SRC4, DST4, 0x0600, Unpooled.EMPTY_BUFFER));
     m.put("open-reuse", () -> new OpenFrame(5, 45, SRC4, DST4, 0, new ServerReuse(1, 0, 64, 3_600_000, 1000, 4000), text("GET / HTTP/1.1\r\n")));
-    m.put("data", () -> new DataFrame(1, text("hello, world"), false));
-    m.put("data-end", () -> new DataFrame(3, Unpooled.wrappedBuffer(new byte[100]), true));
+    m.put("data", () -> new DataFrame(1, 5, text("hello, world"), false));
+    m.put("data-end", () -> new DataFrame(3, 0, Unpooled.wrappedBuffer(new byte[100]), true));
+    m.put("data-gap", () -> new DataFrame(1, 5 + 1000, text("after a gap"), false));
     m.put("data-encoded", () -> {
       ByteBuf segment = Unpooled.buffer(32);
       segment.writeInt(0x53454731).writeInt(64).writeLong(7).writeBytes(new byte[16]);
-      return new DataFrame(1, segment, false, true);
+      return new DataFrame(1, 5, segment, false, true);
     });
-    m.put("data-empty", () -> new DataFrame(3, Unpooled.EMPTY_BUFFER, false));
+    m.put("data-empty", () -> new DataFrame(3, 0, Unpooled.EMPTY_BUFFER, false));
     m.put("window-update", () -> new WindowUpdateFrame(1, 65536));
     m.put("rst-stream", () -> new RstStreamFrame(3, WireCodes.CONNECTION_RESET, "reset by client"));
     m.put("ping", () -> new PingFrame(0x0102_0304_0506_0708L, false));
@@ -72,7 +78,7 @@ public final class WireSeeds {
   }
 
   public static HelloFrame hello() {
-    return new HelloFrame(1, 65536, 1 << 20, 100, PEER, PEER_SITE);
+    return new HelloFrame(HelloFrame.VERSION, 65536, 1 << 20, 100, SESSION, 0, PEER, PEER_SITE, 0, 0);
   }
 
   private static ByteBuf text(String s) {

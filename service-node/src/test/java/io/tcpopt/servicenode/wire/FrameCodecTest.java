@@ -22,7 +22,7 @@ class FrameCodecTest {
   private static final int MAX = 64 * 1024;
 
   static HelloFrame hello() {
-    return new HelloFrame(1, MAX, 1 << 20, 100, "branch-1", "branch");
+    return new HelloFrame(HelloFrame.VERSION, MAX, 1 << 20, 100, 0x0123_4567_89ab_cdefL, 3, "branch-1", "branch", 0, 0);
   }
 
   /** A raw frame with any header fields, to build malformed input. */
@@ -55,7 +55,7 @@ class FrameCodecTest {
     ByteBuf bytes = encode(
         hello(),
         new OpenFrame(1, 77L, src, dst, 0, Unpooled.copiedBuffer("GET /", StandardCharsets.US_ASCII)),
-        new DataFrame(1, Unpooled.copiedBuffer("abc", StandardCharsets.US_ASCII), true),
+        new DataFrame(1, 5, Unpooled.copiedBuffer("abc", StandardCharsets.US_ASCII), true),
         new WindowUpdateFrame(1, 65536),
         new WindowUpdateFrame(1, 131072, true),
         new RstStreamFrame(3, WireCodes.CONNECT_REFUSED, "refused"),
@@ -76,6 +76,7 @@ class FrameCodecTest {
     open.release();
     DataFrame data = ch.readInbound();
     assertTrue(data.endStream());
+    assertEquals(5, data.offset(), "the stream offset survives the round trip");
     assertEquals("abc", data.content().toString(StandardCharsets.US_ASCII));
     data.release();
     assertEquals(new WindowUpdateFrame(1, 65536), ch.readInbound());
@@ -125,9 +126,48 @@ class FrameCodecTest {
 
   @Test
   void wrongVersionIsRefused() {
-    WireProtocolException e = refused(false, helloWithVersion(2));
+    WireProtocolException e = refused(false, helloWithVersion(3));
     assertEquals(WireCodes.GOAWAY_VERSION, e.goAwayCode());
-    assertTrue(e.getMessage().contains("version 2"), e.getMessage());
+    assertTrue(e.getMessage().contains("version 3"), e.getMessage());
+  }
+
+  /** A version-1 node's HELLO (as it wrote it, docs/wire-format.md's example): refused by its version, saying why. */
+  @Test
+  void aVersionOneHelloIsRefusedByItsVersion() {
+    ByteBuf v1 = Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump(
+        "0000002400000000000000005443504f00010000000100000080000000001000086272616e63682d31066272616e6368"));
+    WireProtocolException e = refused(false, v1);
+    assertEquals(WireCodes.GOAWAY_VERSION, e.goAwayCode());
+    assertTrue(e.getMessage().contains("version 1 refused") && e.getMessage().contains("upgrade the peer"), e.getMessage());
+    // The shortest version-1 HELLO (empty names, 22 bytes) too: refused by its version, not its length.
+    ByteBuf shortest = Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump("00000016000000000000000054435" + "04f00010000000100000080000000001000" + "0000"));
+    assertEquals(WireCodes.GOAWAY_VERSION, refused(false, shortest).goAwayCode());
+  }
+
+  @Test
+  void aHelloCutBeforeItsSessionIsRefused() {
+    ByteBuf cut = Unpooled.buffer();
+    cut.writeInt(22).writeByte(FrameType.HELLO).writeByte(0).writeShort(0).writeInt(0);
+    cut.writeInt(HelloFrame.MAGIC).writeShort(HelloFrame.VERSION).writeShort(0).writeInt(65536).writeInt(1 << 20).writeInt(100).writeShort(0);
+    WireProtocolException e = refused(false, cut);
+    assertEquals(WireCodes.GOAWAY_FRAME_SIZE, e.goAwayCode());
+    assertTrue(e.getMessage().contains("session"), e.getMessage());
+  }
+
+  @Test
+  void dataOffsetsRoundTripAndAnOffsetBeyond2To63IsRefused() {
+    EmbeddedChannel ch = new EmbeddedChannel(new FrameCodec(MAX));
+    ch.writeInbound(encode(hello(), new DataFrame(3, Long.MAX_VALUE, Unpooled.EMPTY_BUFFER, true)));
+    assertInstanceOf(HelloFrame.class, ch.readInbound());
+    DataFrame d = ch.readInbound();
+    assertEquals(Long.MAX_VALUE, d.offset());
+    assertEquals(0, d.content().readableBytes());
+    d.release();
+    assertFalse(ch.finishAndReleaseAll());
+    ByteBuf beyond = raw(10, FrameType.DATA, 0, 0, 1, new byte[] {(byte) 0x80, 0, 0, 0, 0, 0, 0, 0, 1, 2});
+    assertEquals(WireCodes.GOAWAY_FLOW_CONTROL, refused(true, beyond).goAwayCode());
+    // Shorter than the offset: FRAME_SIZE from the header alone.
+    assertEquals(WireCodes.GOAWAY_FRAME_SIZE, refused(true, raw(7, FrameType.DATA, 0, 0, 1, new byte[7])).goAwayCode());
   }
 
   @Test
@@ -194,25 +234,33 @@ class FrameCodecTest {
 
   @Test
   void helloHexDumpMatchesTheSpec() {
-    ByteBuf b = encode(new HelloFrame(1, 65536, 8 << 20, 4096, "branch-1", "branch"));
-    assertEquals("0000002400000000000000005443504f00010000000100000080000000001000086272616e63682d31066272616e6368", ByteBufUtil.hexDump(b));
+    ByteBuf b = encode(new HelloFrame(2, 65536, 8 << 20, 4096, 0x5a17_c0de_0000_0001L, 2, "branch-1", "branch", 0, 0));
+    assertEquals("0000003000000000000000005443504f00020000000100000080000000001000" + "5a17c0de00000001" + "00000002"
+        + "086272616e63682d31066272616e6368", ByteBufUtil.hexDump(b));
     b.release();
-    b = encode(new HelloFrame(1, 65536, 8 << 20, 4096, "branch-1", "branch", 0x1122334455667788L, 256L << 20));
-    assertEquals("0000003400000000000000005443504f00010000000100000080000000001000086272616e63682d31066272616e6368"
-        + "1122334455667788" + "0000000010000000", ByteBufUtil.hexDump(b));
+    b = encode(new HelloFrame(2, 65536, 8 << 20, 4096, 0x5a17_c0de_0000_0001L, 2, "branch-1", "branch", 0x1122334455667788L, 256L << 20));
+    assertEquals("0000004000000000000000005443504f00020000000100000080000000001000" + "5a17c0de00000001" + "00000002"
+        + "086272616e63682d31066272616e6368" + "1122334455667788" + "0000000010000000", ByteBufUtil.hexDump(b));
+    b.release();
+  }
+
+  @Test
+  void dataHexDumpMatchesTheSpec() {
+    ByteBuf b = encode(new DataFrame(1, 16, Unpooled.copiedBuffer("Host: x\r\n", StandardCharsets.US_ASCII), false));
+    assertEquals("0000001102000000" + "00000001" + "0000000000000010" + "486f73743a20780d0a", ByteBufUtil.hexDump(b));
     b.release();
   }
 
   @Test
   void cacheFieldsEncodedDataAndReductionFramesRoundTrip() {
     EmbeddedChannel ch = new EmbeddedChannel(new FrameCodec(MAX));
-    ch.writeInbound(encode(new HelloFrame(1, MAX, 1 << 20, 100, "dc-1", "dc", 42, 1 << 30)));
+    ch.writeInbound(encode(new HelloFrame(HelloFrame.VERSION, MAX, 1 << 20, 100, 0, 0, "dc-1", "dc", 42, 1 << 30)));
     HelloFrame h = (HelloFrame) ch.readInbound();
     assertEquals(42, h.cacheEpoch());
     assertEquals(1 << 30, h.cacheCapacity());
     byte[] segment = new byte[20];
     segment[7] = 99; // decoded length 99
-    ch.writeInbound(encode(new DataFrame(3, Unpooled.wrappedBuffer(segment), true, true)));
+    ch.writeInbound(encode(new DataFrame(3, 1000, Unpooled.wrappedBuffer(segment), true, true)));
     DataFrame d = (DataFrame) ch.readInbound();
     assertTrue(d.encoded() && d.endStream());
     assertEquals(99, d.creditLength());
@@ -225,6 +273,7 @@ class FrameCodecTest {
   @Test
   void malformedReductionFieldsAreRefused() {
     assertEquals(WireCodes.GOAWAY_FRAME_SIZE, refused(true, raw(8, FrameType.DATA, FrameType.FLAG_ENCODED, 0, 1, new byte[8])).goAwayCode());
+    assertEquals(WireCodes.GOAWAY_FRAME_SIZE, refused(true, raw(23, FrameType.DATA, FrameType.FLAG_ENCODED, 0, 1, new byte[23])).goAwayCode());
     assertEquals(WireCodes.GOAWAY_PROTOCOL_ERROR, refused(true, raw(12, FrameType.REDUCTION, 0, 0, 1, new byte[12])).goAwayCode());
     assertEquals(WireCodes.GOAWAY_FRAME_SIZE, refused(true, raw(4, FrameType.REDUCTION, 0, 0, 0, new byte[4])).goAwayCode());
   }

@@ -1,0 +1,29 @@
+package io.tcpopt.servicenode.session;
+
+import java.security.SecureRandom;
+
+/**
+ * Names a WAN connection within the pool of the node that dialled it, as the dialler's HELLO
+ * carries it (docs/wire-format.md section 5.1): {@code session}, a random non-zero value drawn once
+ * per pool instance, so that an acceptor can tell which connections belong to one dialler's pool
+ * (and a restarted dialler's new pool from its old one); {@code index}, the connection's slot in it.
+ * An acceptor's HELLO carries {@link #NONE}.
+ */
+record PooledConnection(long session, int index) {
+  static final PooledConnection NONE = new PooledConnection(0, 0);
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  /** A new pool's session value: random, never 0. */
+  static long newSession() {
+    long s;
+    do {
+      s = RANDOM.nextLong();
+    } while (s == 0);
+    return s;
+  }
+
+  /** A dialled connection outside any pool: a session of its own, index 0. */
+  static PooledConnection alone() {
+    return new PooledConnection(newSession(), 0);
+  }
+}

@@ -7,12 +7,11 @@ import io.tcpopt.reduction.store.ChunkBytes;
 import io.tcpopt.reduction.store.ChunkStore;
 import io.tcpopt.reduction.store.Crc;
 import io.tcpopt.reduction.store.Fingerprint;
+import io.tcpopt.reduction.store.FingerprintTable;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -48,7 +47,16 @@ public final class PeerReduction {
   private long peerEpoch;
   private long peerCapacity;
   private int maxKnown;
-  private final LinkedHashMap<Fingerprint, Known> known = new LinkedHashMap<>(1024, 0.75f, true);
+  /**
+   * The chunks the peer holds, least recently used first: length, CRC and the {@link
+   * StreamEncoder#id} of the stream whose literal introduced it until the peer acknowledged it (0
+   * once confirmed). A table of primitives, not an object per chunk (see {@link FingerprintTable}).
+   */
+  private final FingerprintTable known = new FingerprintTable(3, 1024);
+  private static final int KNOWN_LENGTH = 0;
+  private static final int KNOWN_CRC = 1;
+  private static final int KNOWN_OWNER = 2;
+  private int lastEncoderId;
   private final Map<ChunkId, Retained> retained = new HashMap<>();
 
   private final ArrayDeque<Lingering> lingering = new ArrayDeque<>();
@@ -63,19 +71,6 @@ public final class PeerReduction {
   private final ArrayDeque<Resupply> resupplyQueue = new ArrayDeque<>();
   private final ArrayDeque<Fingerprint> evictedQueue = new ArrayDeque<>();
   private Runnable controlPending = () -> {};
-
-  /** A chunk the peer holds: pending on {@code owner} until acknowledged, null once confirmed. */
-  private static final class Known {
-    final int length;
-    final int crc;
-    StreamEncoder owner;
-
-    Known(int length, int crc, StreamEncoder owner) {
-      this.length = length;
-      this.crc = crc;
-      this.owner = owner;
-    }
-  }
 
   /** Bytes of chunks sent as references and not yet acknowledged, kept to answer a NACK. */
   private static final class Retained {
@@ -152,7 +147,11 @@ public final class PeerReduction {
    * (the peer's largest frame payload, at least 1 KiB).
    */
   public StreamEncoder openEncoder(DataReduction mode, int maxSegmentBytes) {
-    return new StreamEncoder(this, mode, maxSegmentBytes);
+    int id;
+    synchronized (this) {
+      id = ++lastEncoderId == 0 ? ++lastEncoderId : lastEncoderId; // 0 means "confirmed"
+    }
+    return new StreamEncoder(this, mode, maxSegmentBytes, id);
   }
 
   /**
@@ -261,7 +260,7 @@ public final class PeerReduction {
         synchronized (this) {
           if (m.epoch() == peerEpoch) {
             for (Fingerprint f : m.evicted()) {
-              known.remove(f);
+              forget(f);
             }
           }
         }
@@ -286,11 +285,12 @@ public final class PeerReduction {
     if (peerEpoch == 0) {
       return 0;
     }
-    Known k = known.get(f);
-    if (k == null || k.length != length || k.crc != crc || (k.owner != null && k.owner != stream)) {
+    int k = knownEntry(f);
+    if (k < 0 || known.field(k, KNOWN_LENGTH) != length || known.field(k, KNOWN_CRC) != crc) {
       return 0;
     }
-    return peerEpoch;
+    int owner = known.field(k, KNOWN_OWNER);
+    return owner != 0 && owner != stream.id() ? 0 : peerEpoch;
   }
 
   synchronized long peerEpoch() {
@@ -302,23 +302,22 @@ public final class PeerReduction {
     if (peerEpoch == 0) {
       return;
     }
-    known.put(f, new Known(length, crc, stream));
-    trimKnown();
+    putKnown(f, length, crc, stream.id());
   }
 
   /** The peer acknowledged the bytes up to the chunk's end: it has decoded and stored it. */
   synchronized void confirm(Fingerprint f, StreamEncoder stream) {
-    Known k = known.get(f);
-    if (k != null && k.owner == stream) {
-      k.owner = null;
+    int k = knownEntry(f);
+    if (k >= 0 && known.field(k, KNOWN_OWNER) == stream.id()) {
+      known.field(k, KNOWN_OWNER, 0);
     }
   }
 
   /** The stream was reset: its unacknowledged literals may never have been decoded. */
   synchronized void abandon(Fingerprint f, StreamEncoder stream) {
-    Known k = known.get(f);
-    if (k != null && k.owner == stream) {
-      known.remove(f);
+    int k = knownEntry(f);
+    if (k >= 0 && known.field(k, KNOWN_OWNER) == stream.id()) {
+      known.remove(k);
     }
   }
 
@@ -376,7 +375,7 @@ public final class PeerReduction {
       expireLingering(System.nanoTime());
       for (ChunkId id : ids) {
         if (epoch == peerEpoch) {
-          known.remove(id.fingerprint());
+          forget(id.fingerprint());
         }
         Retained r = retained.get(id);
         if (r != null) {
@@ -444,10 +443,37 @@ public final class PeerReduction {
   }
 
   private void trimKnown() {
-    Iterator<Fingerprint> it = known.keySet().iterator();
-    while (known.size() > maxKnown && it.hasNext()) {
-      it.next();
-      it.remove();
+    while (known.size() > maxKnown) {
+      known.remove(known.eldest());
+    }
+  }
+
+  /** The known entry of {@code f}, made most recently used, or -1. Holds the lock. */
+  private int knownEntry(Fingerprint f) {
+    int k = known.find(f);
+    if (k >= 0) {
+      known.touch(k);
+    }
+    return k;
+  }
+
+  /** Records (or replaces) what the peer holds under {@code f}, as the most recently used. Holds the lock. */
+  private void putKnown(Fingerprint f, int length, int crc, int owner) {
+    int k = knownEntry(f);
+    if (k < 0) {
+      k = known.add(f.high(), f.low());
+    }
+    known.field(k, KNOWN_LENGTH, length);
+    known.field(k, KNOWN_CRC, crc);
+    known.field(k, KNOWN_OWNER, owner);
+    trimKnown();
+  }
+
+  /** The peer no longer holds {@code f}. Holds the lock. */
+  private void forget(Fingerprint f) {
+    int k = known.find(f);
+    if (k >= 0) {
+      known.remove(k);
     }
   }
 
@@ -480,12 +506,11 @@ public final class PeerReduction {
     if (senderEpoch == 0 || senderEpoch != peerEpoch) {
       return;
     }
-    Known k = known.get(f);
-    if (k == null || k.length != length || k.crc != crc) {
-      known.put(f, new Known(length, crc, null));
-      trimKnown();
+    int k = knownEntry(f);
+    if (k < 0 || known.field(k, KNOWN_LENGTH) != length || known.field(k, KNOWN_CRC) != crc) {
+      putKnown(f, length, crc, 0);
     } else {
-      k.owner = null;
+      known.field(k, KNOWN_OWNER, 0);
     }
   }
 
@@ -586,8 +611,8 @@ public final class PeerReduction {
 
   public synchronized Records records() {
     int pending = 0;
-    for (Known k : known.values()) {
-      if (k.owner != null) {
+    for (int k = known.eldest(); k >= 0; k = known.newerThan(k)) {
+      if (known.field(k, KNOWN_OWNER) != 0) {
         pending++;
       }
     }

@@ -47,6 +47,8 @@ public final class StreamEncoder {
   static final int MAX_SEGMENT_DECODED = 256 * 1024;
 
   private final PeerReduction peer;
+  /** This stream among the peer's: the owner of the chunks it introduced until acknowledged. */
+  private final int id;
   private final DataReduction mode;
   private final int maxSegment;
   private final FingerprintFunction fingerprints;
@@ -85,11 +87,12 @@ public final class StreamEncoder {
   private boolean finished;
   private boolean closed;
 
-  StreamEncoder(PeerReduction peer, DataReduction mode, int maxSegmentBytes) {
+  StreamEncoder(PeerReduction peer, DataReduction mode, int maxSegmentBytes, int id) {
     if (maxSegmentBytes < 1024) {
       throw new IllegalArgumentException("segments need at least 1 KiB, got " + maxSegmentBytes);
     }
     this.peer = peer;
+    this.id = id;
     this.mode = mode;
     this.maxSegment = maxSegmentBytes;
     this.fingerprints = peer.engine().settings().fingerprints();
@@ -99,6 +102,10 @@ public final class StreamEncoder {
 
   public DataReduction mode() {
     return mode;
+  }
+
+  int id() {
+    return id;
   }
 
   /** Takes {@code data[offset, offset + length)} (copied; the caller keeps its buffer). */

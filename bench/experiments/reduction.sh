@@ -21,6 +21,11 @@
 #      downloads) and REDUCTION_WARMUP_SECONDS (default 240). The log says why it stopped
 #      (logs/reduction-MODE-warm-up.txt). REDUCTION_WARMUP=0 measures cold nodes, as runs 1-3 of
 #      docs/benchmarks.md did.
+#      REDUCTION_ROWS=random runs only the random-data rows (off: random, random again; on: random,
+#      random never seen), each mode REDUCTION_REPEAT times (default 1) on the same nodes, for the
+#      throughput target on random data; default all rows once.
+#      Every transfer also logs each node thread's CPU seconds (logs/reduction-MODE-NAME-threads.txt,
+#      threads of one name summed, e.g. the event loops).
 # Results: reduction.csv, reduction.png in the results folder.
 
 REDUCTION_MB="${REDUCTION_MB:-200}" REDUCTION_RTT=100 REDUCTION_PORT=8090
@@ -29,6 +34,7 @@ REDUCTION_MB="${REDUCTION_MB:-200}" REDUCTION_RTT=100 REDUCTION_PORT=8090
 REDUCTION_WINDOW="${REDUCTION_WINDOW-32MiB}"
 REDUCTION_WARMUP="${REDUCTION_WARMUP:-8}" REDUCTION_WARMUP_MB="${REDUCTION_WARMUP_MB:-100}"
 REDUCTION_WARMUP_SECONDS="${REDUCTION_WARMUP_SECONDS:-240}" REDUCTION_WARMUP_JIT_PCT="${REDUCTION_WARMUP_JIT_PCT:-10}"
+REDUCTION_ROWS="${REDUCTION_ROWS:-all}" REDUCTION_REPEAT="${REDUCTION_REPEAT:-1}"
 
 reduction_files() { # the test files, made once per state directory
   local d="$STATE_DIR/reduction"
@@ -73,6 +79,20 @@ thread_cpu() { # thread_cpu PID jit|gc: user+system CPU seconds of the node's JI
   awk -v t="$total" -v h="$tck" 'BEGIN { printf "%.2f", t / h }'
 }
 
+threads_cpu() { # threads_cpu PID...: "pid<TAB>thread name<TAB>CPU seconds" per thread name (digits dropped, so a pool sums)
+  local tck pid; tck="$(getconf CLK_TCK)"
+  for pid in "$@"; do
+    for t in /proc/"$pid"/task/*; do
+      printf '%s\t%s\t%s\n' "$pid" "$(tr -d '0-9' < "$t/comm" 2> /dev/null)" "$(awk '{ print $14 + $15 }' "$t/stat" 2> /dev/null || echo 0)"
+    done
+  done | awk -F'\t' -v h="$tck" '{ c[$1 "\t" $2] += $3 } END { for (k in c) printf "%s\t%.2f\n", k, c[k] / h }' | sort
+}
+
+threads_cpu_delta() { # threads_cpu_delta BEFORE AFTER: threads that used CPU in between, the busiest first
+  awk -F'\t' 'NR == FNR { b[$1 "\t" $2] = $3; next } { d = $3 - b[$1 "\t" $2]; if (d > 0.004) printf "%s\t%s\t%.2f\n", $1, $2, d }' \
+    "$1" "$2" | sort -t$'\t' -k3,3 -rn
+}
+
 node_cpu_split() { # "branch dc jit_branch jit_dc gc_branch gc_dc" CPU seconds so far
   echo "$(cpu_seconds "${TCPOPT_PIDS[0]}") $(cpu_seconds "${TCPOPT_PIDS[1]}") $(thread_cpu "${TCPOPT_PIDS[0]}" jit)" \
     "$(thread_cpu "${TCPOPT_PIDS[1]}" jit) $(thread_cpu "${TCPOPT_PIDS[0]}" gc) $(thread_cpu "${TCPOPT_PIDS[1]}" gc)"
@@ -107,10 +127,16 @@ reduction_transfer() { # reduction_transfer MODE NAME FILE
   local mode="$1" name="$2" file="$3" json rx0 rx1 cpu0 cpu1 expected split0 split1
   expected="$(sha256sum "$file" | cut -d' ' -f1)"
   json="$RESULTS/logs/reduction-$mode-$name.json"
+  threads_cpu "${TCPOPT_PIDS[@]}" > "$RESULTS/logs/reduction-$mode-$name-threads-before.txt"
   rx0="$(wan_rx_bytes)"; cpu0="$(cpu_seconds "${TCPOPT_PIDS[@]}")"; split0="$(node_cpu_split)"
   ip netns exec "$NS_CLIENT" timeout 300 "$PYTHON" "$BENCH_DIR/tools/fileserve.py" get --host "$SERVER_IP" --port "$REDUCTION_PORT" \
     --name "$(basename "$file")" > "$json" 2> "$RESULTS/logs/reduction-$mode-$name.err" || true
   rx1="$(wan_rx_bytes)"; cpu1="$(cpu_seconds "${TCPOPT_PIDS[@]}")"; split1="$(node_cpu_split)"
+  threads_cpu "${TCPOPT_PIDS[@]}" > "$RESULTS/logs/reduction-$mode-$name-threads-after.txt"
+  { echo "# pid (branch ${TCPOPT_PIDS[0]}, dc ${TCPOPT_PIDS[1]}), thread name, CPU seconds during $mode $name"
+    threads_cpu_delta "$RESULTS/logs/reduction-$mode-$name-threads-before.txt" "$RESULTS/logs/reduction-$mode-$name-threads-after.txt"
+  } > "$RESULTS/logs/reduction-$mode-$name-threads.txt"
+  rm -f "$RESULTS/logs/reduction-$mode-$name-threads-before.txt" "$RESULTS/logs/reduction-$mode-$name-threads-after.txt"
   local row
   row="$("$PYTHON" - "$json" "$expected" "$rx0" "$rx1" "$cpu0" "$cpu1" "$split0" "$split1" <<'PY'
 import json, sys
@@ -146,17 +172,25 @@ reduction_experiments() {
     TCPOPT_PIDS=($("$TESTBED_DIR/tcpopt-nodes.sh" pids)) TCPOPT_WHERE=()
     progress "[11] data reduction $mode"
     reduction_warm_up "$mode"
-    if [ "$mode" = off ]; then
-      reduction_transfer off random "$files/random-b.bin"
-      reduction_transfer off random-again "$files/random-b.bin"
-      reduction_transfer off corpus "$files/corpus.bin"
-    else
-      reduction_transfer on random "$files/random-a.bin"
-      reduction_transfer on random-again "$files/random-a.bin"
-      reduction_transfer on edited-1pct "$files/edited.bin"
-      reduction_transfer on corpus "$files/corpus.bin"
-      reduction_transfer on random-new "$files/random-c.bin"
-    fi
+    local r s
+    for r in $(seq "$REDUCTION_REPEAT"); do
+      s=""; [ "$REDUCTION_REPEAT" = 1 ] || s="-$r"
+      if [ "$mode" = off ]; then
+        reduction_transfer off "random$s" "$files/random-b.bin"
+        reduction_transfer off "random-again$s" "$files/random-b.bin"
+        [ "$REDUCTION_ROWS" = random ] || reduction_transfer off "corpus$s" "$files/corpus.bin"
+      elif [ "$REDUCTION_ROWS" = random ]; then
+        # new data each time: A, then C (A and C are out of a 256 MiB cache by the next round)
+        reduction_transfer on "random$s" "$files/random-a.bin"
+        reduction_transfer on "random-new$s" "$files/random-c.bin"
+      else
+        reduction_transfer on "random$s" "$files/random-a.bin"
+        reduction_transfer on "random-again$s" "$files/random-a.bin"
+        reduction_transfer on "edited-1pct$s" "$files/edited.bin"
+        reduction_transfer on "corpus$s" "$files/corpus.bin"
+        reduction_transfer on "random-new$s" "$files/random-c.bin"
+      fi
+    done
     stop_tcpopt
   done
   stop file-server

@@ -43,6 +43,8 @@ class OneConnectTestbedTest {
   private static final String BRANCH = PREFIX + "branch";
   private static final String DC = PREFIX + "dc";
   private static final String SERVER = PREFIX + "server";
+  /** The nodes log Netty's LEAK: reports, which this test looks for (tcpopt turns detection off by default). */
+  private static final String LEAK_DETECTION = "-Dio.netty.leakDetection.level=simple";
   private static final String CLIENT = PREFIX + "client";
   private static final int WEB_PORT = 8080;
   private static final int REQUESTS = 90;
@@ -73,8 +75,8 @@ class OneConnectTestbedTest {
       Path branchLog = dir.resolve("branch.log");
       Path serverLog = dir.resolve("server.log");
       Path stats = dir.resolve("web.stats");
-      Process dc = run.start(DC, dcLog, "java", "-Xmx384m", "-jar", jar.toString(), "run", "--config", dcConfig.toString());
-      Process branch = run.start(BRANCH, branchLog, "java", "-Xmx384m", "-jar", jar.toString(), "run", "--config", branchConfig.toString());
+      Process dc = run.start(DC, dcLog, "java", "-Xmx384m", LEAK_DETECTION, "-jar", jar.toString(), "run", "--config", dcConfig.toString());
+      Process branch = run.start(BRANCH, branchLog, "java", "-Xmx384m", LEAK_DETECTION, "-jar", jar.toString(), "run", "--config", branchConfig.toString());
       Process server = run.start(SERVER, serverLog, "python3", bench.resolve("tools/loadgen.py").toString(), "serve", "--bind", "198.19.1.2",
           "--port", String.valueOf(WEB_PORT), "--stats", stats.toString());
       awaitReady(List.of(branch, dc, server), List.of(branchLog, dcLog, serverLog));

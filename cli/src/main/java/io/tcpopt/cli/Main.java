@@ -57,10 +57,24 @@ public final class Main implements Callable<Integer> {
   public static void main(String[] args) {
     // Before anything logs: Hazelcast through SLF4J like the rest, and quieter demo output.
     setDefault("hazelcast.logging.type", "slf4j");
+    leakDetectionOffByDefault();
     if (args.length > 0 && args[0].equals("demo") && !List.of(args).contains("--verbose")) {
       setDefault("org.slf4j.simpleLogger.defaultLogLevel", "warn");
     }
     System.exit(execute(args, CliContext.system()));
+  }
+
+  /**
+   * Netty's default leak detection ({@code simple}) tracks one buffer in 128 and records a stack
+   * trace for each (Throwable.fillInStackTrace): 2-5% of a node's CPU on the loopback pair
+   * (docs/tuning.md, "Memory and file descriptors"). Off unless asked for with either of Netty's
+   * properties ({@code -Dio.netty.leakDetection.level=simple}, or paranoid as the tests run). Must
+   * run before any Netty class reads it.
+   */
+  static void leakDetectionOffByDefault() {
+    if (System.getProperty("io.netty.leakDetectionLevel") == null) {
+      setDefault("io.netty.leakDetection.level", "disabled");
+    }
   }
 
   private static void setDefault(String property, String value) {

@@ -1,6 +1,7 @@
 package io.tcpopt.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tcpopt.cli.operator.ControllerConnector;
@@ -13,6 +14,39 @@ class MainTest {
   private static final ControllerConnector UNUSED = target -> {
     throw new AssertionError("must not connect");
   };
+
+  /** The node turns Netty's leak detection off unless either of Netty's properties asks for a level. */
+  @Test
+  void leakDetectionIsOffUnlessAskedFor() {
+    String level = System.getProperty("io.netty.leakDetection.level");
+    String legacy = System.getProperty("io.netty.leakDetectionLevel");
+    try {
+      System.clearProperty("io.netty.leakDetection.level");
+      System.clearProperty("io.netty.leakDetectionLevel");
+      Main.leakDetectionOffByDefault();
+      assertEquals("disabled", System.getProperty("io.netty.leakDetection.level"));
+
+      System.setProperty("io.netty.leakDetection.level", "paranoid");
+      Main.leakDetectionOffByDefault();
+      assertEquals("paranoid", System.getProperty("io.netty.leakDetection.level"));
+
+      System.clearProperty("io.netty.leakDetection.level");
+      System.setProperty("io.netty.leakDetectionLevel", "simple");
+      Main.leakDetectionOffByDefault();
+      assertNull(System.getProperty("io.netty.leakDetection.level"), "the legacy property stays in force");
+    } finally {
+      restore("io.netty.leakDetection.level", level);
+      restore("io.netty.leakDetectionLevel", legacy);
+    }
+  }
+
+  private static void restore(String property, String value) {
+    if (value == null) {
+      System.clearProperty(property);
+    } else {
+      System.setProperty(property, value);
+    }
+  }
 
   @Test
   void noCommandIsAUsageError() {

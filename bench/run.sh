@@ -14,7 +14,8 @@
 #   4  the peers (HAProxy pair with BBR, kcptun pair) run in 1-3 as modes "haproxy", "kcptun"
 #   5  efficiency: branch/DC pair on loopback, no WAN: throughput and CPU seconds per GB, after a
 #      warm-up by volume: rounds of EFF_WARMUP_ROUND (2G) until the JIT compiler threads take at
-#      most 10% of the relays' CPU in a round, at most EFF_WARMUP_ROUNDS (8)
+#      most 10% of the relays' CPU in a round, at most EFF_WARMUP_ROUNDS (8); EFF_PROFILE=1 adds
+#      two unrecorded tcpopt runs after it, one under perf record, one under perf trace -s
 #   6  many flows: 10,000 idle flows through a warm pair at 2 ms RTT, 1 Gbit/s: node RSS idle ->
 #      holding -> after close, per flow (bench/experiments/flows.sh, load by bench/tools/flowgen.c)
 #   7  flow rate: new 1 KiB echo flows, 64 at a time, 2 and 100 ms RTT, direct vs tcpopt: flows/s,
@@ -552,6 +553,45 @@ efficiency_warm_up() { # efficiency_warm_up MODE PORT PIDS...: logs each round t
   progress "  $mode warmed up: $round round(s) of $EFF_WARMUP_ROUND ($(tail -1 "$RESULTS/logs/efficiency-warm-up.txt" | cut -d: -f2-))"
 }
 
+# EFF_PROFILE=1: after tcpopt's measured run (which it does not disturb), one more run of
+# EFF_SECONDS with `perf record -g` on both nodes and their JIT symbol maps (jcmd Compiler.perfmap):
+# logs/perf-eff-NODE.txt (self time by dso and symbol); then one with `perf trace -s` (system calls
+# per thread and call): logs/syscalls-eff-NODE.txt; the CPU of each node thread over each run in
+# logs/threads-eff-*.txt. A diagnosis: perf costs CPU.
+efficiency_profile() { # efficiency_profile BRANCH_PID DC_PID
+  [ "${EFF_PROFILE:-0}" = 1 ] && command -v perf > /dev/null || return 0
+  local kind node i tools
+  for kind in record trace; do
+    tools=()
+    i=0
+    spawn iperf3-server "$LOOP_NS" iperf3 -s -1 -B 127.0.0.1 -p "$IPERF_PORT"
+    wait_listen "$LOOP_NS" "$IPERF_PORT" 5 || true
+    node_threads "$@" > "$RESULTS/logs/threads-eff-$kind.before"
+    for node in branch dc; do
+      if [ "$kind" = record ]; then
+        perf record -F 499 -g -p "${@:$((i + 1)):1}" -o "$RESULTS/logs/perf-eff-$node.data" > "$RESULTS/logs/perf-eff-$node.log" 2>&1 &
+      else
+        perf trace -s -p "${@:$((i + 1)):1}" -o "$RESULTS/logs/syscalls-eff-$node.txt" > /dev/null 2>&1 &
+      fi
+      tools+=($!)
+      i=$((i + 1))
+    done
+    sleep 1
+    ip netns exec "$LOOP_NS" timeout -s INT -k 10 $((EFF_SECONDS + 20)) iperf3 -c 127.0.0.1 -p 18201 -R -C cubic -P 4 \
+      -t "$EFF_SECONDS" > "$RESULTS/logs/efficiency-profile-$kind.txt" 2>&1 || true
+    [ "$kind" != record ] || { jcmd "$1" Compiler.perfmap > /dev/null 2>&1 || true; jcmd "$2" Compiler.perfmap > /dev/null 2>&1 || true; }
+    kill -INT "${tools[@]}" 2> /dev/null || true
+    wait "${tools[@]}" 2> /dev/null || true
+    node_threads "$@" > "$RESULTS/logs/threads-eff-$kind.after"
+    stop iperf3-server
+  done
+  for node in branch dc; do
+    perf report -i "$RESULTS/logs/perf-eff-$node.data" --no-children --sort dso,sym --stdio 2> /dev/null | head -400 \
+      > "$RESULTS/logs/perf-eff-$node.txt" || true
+  done
+  progress "  profile: logs/perf-eff-{branch,dc}.txt, logs/syscalls-eff-{branch,dc}.txt ($(grep -m1 receiver "$RESULTS/logs/efficiency-profile-record.txt" | tr -s ' ' | cut -c1-80))"
+}
+
 efficiency() {
   LOOP_NS="${PREFIX}loop"
   ! ns_exists "$LOOP_NS" || ip netns del "$LOOP_NS"
@@ -591,6 +631,7 @@ efficiency() {
     echo "$mode: JIT compiler threads $(awk -v a="$jit_before" -v b="$(jit_cpu_seconds "${pids[@]}")" 'BEGIN { printf "%.2f", b - a }') CPU s of $(awk -v a="$cpu_before" -v b="$cpu_after" 'BEGIN { printf "%.2f", b - a }') in the measured run" \
       >> "$RESULTS/logs/efficiency-warm-up.txt"
     stop iperf3-server
+    [ "$mode" != tcpopt ] || efficiency_profile "${pids[@]}"
     stop_mode "$mode"
     local row
     row="$("$PYTHON" - "$json" "$cpu_before" "$cpu_after" <<'PY'

@@ -72,12 +72,26 @@ public final class StreamEncoder {
   private byte[] compressed;
 
   private final ArrayDeque<byte[]> ready = new ArrayDeque<>();
+  /** Where sealed segments go instead of {@link #ready}, or null. */
+  private SegmentSink sink;
+  /** The sink's head (header and ops) of the segment being sealed, reused. */
+  private Bytes head;
   private long written;
   private long acknowledged;
   /** Chunks this stream sent as literals, not yet acknowledged. */
   private final ArrayDeque<Literal> pending = new ArrayDeque<>();
   /** Chunks this stream sent as references, not yet acknowledged. */
   private final ArrayDeque<Reference> references = new ArrayDeque<>();
+
+  /**
+   * Takes each segment as it is sealed, in order, instead of {@link #poll}: the segment is {@code
+   * head[0, headLength)} followed by {@code body[0, bodyLength)}, both valid only during the call
+   * (the encoder reuses them), so the transport copies them once, straight into the buffer it
+   * sends, rather than the encoder building an array that the transport copies again.
+   */
+  public interface SegmentSink {
+    void segment(byte[] head, int headLength, byte[] body, int bodyLength, int decodedLength);
+  }
 
   /** A chunk sent as literal bytes, ending at stream offset {@code end}. */
   private record Literal(long end, Fingerprint fingerprint) {}
@@ -169,7 +183,16 @@ public final class StreamEncoder {
     open = null;
   }
 
-  /** The next encoded segment to send, or null. */
+  /** From now on sealed segments go to {@code s} (see {@link SegmentSink}); {@link #poll} returns nothing more. */
+  public void sink(SegmentSink s) {
+    if (!ready.isEmpty()) {
+      throw new IllegalStateException("segments wait to be polled");
+    }
+    sink = s;
+    head = s == null ? null : new Bytes(256);
+  }
+
+  /** The next encoded segment to send, or null (always null with a {@link #sink}). */
   public byte[] poll() {
     return ready.poll();
   }
@@ -372,8 +395,15 @@ public final class StreamEncoder {
     boolean dedup = chunker != null;
     int flags = (dedup ? SegmentFormat.FLAG_DEDUP : 0) | (prefixed ? SegmentFormat.FLAG_PREFIX : 0)
         | (codec << SegmentFormat.CODEC_SHIFT);
-    // Sized exactly, so the array built is the segment sent (no copy of every literal byte).
-    Bytes out = new Bytes(SegmentFormat.HEADER + (dedup ? SegmentFormat.EPOCHS : 0) + ops.length() + encodedLength, true);
+    // Without a sink, sized exactly, so the array built is the segment sent (no copy of every
+    // literal byte); with one, only the head is built here and the sink copies the rest.
+    Bytes out;
+    if (sink != null) {
+      out = head;
+      out.clear();
+    } else {
+      out = new Bytes(SegmentFormat.HEADER + (dedup ? SegmentFormat.EPOCHS : 0) + ops.length() + encodedLength, true);
+    }
     out.u8(SegmentFormat.VERSION);
     out.u8(flags);
     out.u16(opCount);
@@ -385,18 +415,19 @@ public final class StreamEncoder {
       out.u64(segmentReferenceEpoch);
     }
     out.put(ops.array(), 0, ops.length());
-    if (codec == SegmentFormat.CODEC_NONE) {
-      out.put(literal.array(), 0, rawLength);
-    } else {
-      out.put(encoded, 0, encodedLength);
-      stats.compressedSegments.increment();
-    }
+    byte[] body = codec == SegmentFormat.CODEC_NONE ? literal.array() : encoded;
     if (codec == SegmentFormat.CODEC_NONE) {
       stats.rawSegments.increment();
+    } else {
+      stats.compressedSegments.increment();
     }
-    byte[] segment = out.length() == out.array().length ? out.array() : out.toArray();
-    stats.wanBytesOut.add(segment.length);
-    ready.add(segment);
+    stats.wanBytesOut.add(out.length() + encodedLength);
+    if (sink != null) {
+      sink.segment(out.array(), out.length(), body, encodedLength, decoded);
+    } else {
+      out.put(body, 0, encodedLength);
+      ready.add(out.length() == out.array().length ? out.array() : out.toArray());
+    }
     ops.clear();
     literal.clear();
     opCount = 0;

@@ -1,12 +1,14 @@
 package io.tcpopt.servicenode.session;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.FastThreadLocal;
 import io.tcpopt.common.policy.DataReduction;
 import io.tcpopt.reduction.PeerReduction;
 import io.tcpopt.reduction.StreamDecoder;
 import io.tcpopt.reduction.StreamEncoder;
+import java.util.ArrayDeque;
 
 /**
  * One stream's data reduction, a byte transform beside the stream's framing: the LAN bytes the
@@ -38,6 +40,15 @@ final class StreamReduction {
 
   private final DataReduction mode;
   private final StreamEncoder encoder;
+  /**
+   * Segments the encoder sealed, not yet sent: each copied once, as it is sealed, into a pooled
+   * direct buffer, which the TLS engine (and the socket) read as they are. (A segment array from
+   * the encoder cost a fresh array per segment and a copy into a direct buffer in the SSL handler.)
+   */
+  private final ArrayDeque<Sealed> sealed = new ArrayDeque<>();
+
+  private record Sealed(ByteBuf segment, int decodedLength) {}
+
   private final StreamDecoder decoder;
   /** LAN bytes written to the encoder and not yet in a segment that left: they still hold credit. */
   private long unsent;
@@ -46,6 +57,7 @@ final class StreamReduction {
   StreamReduction(PeerReduction peer, DataReduction mode, int maxSegmentBytes, Runnable decoderWakeup) {
     this.mode = mode;
     this.encoder = peer.openEncoder(mode, maxSegmentBytes);
+    this.encoder.sink(this::sealed);
     this.decoder = peer.openDecoder(decoderWakeup);
   }
 
@@ -98,14 +110,19 @@ final class StreamReduction {
     }
   }
 
+  private void sealed(byte[] head, int headLength, byte[] body, int bodyLength, int decodedLength) {
+    ByteBuf b = ByteBufAllocator.DEFAULT.directBuffer(headLength + bodyLength);
+    b.writeBytes(head, 0, headLength).writeBytes(body, 0, bodyLength);
+    sealed.add(new Sealed(b, decodedLength));
+  }
+
   /** Sends every ready segment on {@code stream}; returns the WAN bytes sent. */
   long send(MuxStream stream) {
     long wan = 0;
-    for (byte[] segment; (segment = encoder.poll()) != null; ) {
-      int decoded = StreamDecoder.decodedLength(segment);
-      unsent -= decoded;
-      wan += segment.length;
-      stream.writeEncoded(Unpooled.wrappedBuffer(segment), decoded);
+    for (Sealed s; (s = sealed.poll()) != null; ) {
+      unsent -= s.decodedLength();
+      wan += s.segment().readableBytes();
+      stream.writeEncoded(s.segment(), s.decodedLength());
     }
     return wan;
   }
@@ -122,6 +139,9 @@ final class StreamReduction {
     if (!encoderDone) {
       encoderDone = true;
       encoder.close(clean);
+    }
+    for (Sealed s; (s = sealed.poll()) != null; ) {
+      s.segment().release();
     }
   }
 

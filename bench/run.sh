@@ -672,7 +672,7 @@ header small_window.csv "mode,run,total_s,completed,download_s,status"
 header transactions.csv "mode,requests,completed,total_s,p50_s,p99_s,server_connections,wan_packets,status"
 header efficiency.csv "mode,mbit_s,seconds,bytes,relay_cpu_s,cpu_s_per_gb,status"
 header many_flows.csv "mode,flows,held,client_sockets,errors,branch_idle_mib,branch_holding_mib,branch_after_mib,branch_kib_per_flow,branch_after_vs_idle_pct,dc_idle_mib,dc_holding_mib,dc_after_mib,dc_kib_per_flow,dc_after_vs_idle_pct,status"
-header flow_rate.csv "mode,phase,rtt_ms,started,completed,errors,flows_per_s,setup_p50_ms,setup_p99_ms,flow_p50_ms,flow_p99_ms,node_cpu_ms_per_flow,node_loops_cpu_ms_per_flow,node_jit_cpu_ms_per_flow,node_gc_cpu_ms_per_flow,endpoints_cpu_ms_per_flow,status"
+header flow_rate.csv "mode,phase,rtt_ms,started,completed,errors,flows_per_s,setup_p50_ms,setup_p99_ms,flow_p50_ms,flow_p99_ms,node_cpu_ms_per_flow,node_loops_cpu_ms_per_flow,node_jit_cpu_ms_per_flow,node_gc_cpu_ms_per_flow,endpoints_cpu_ms_per_flow,branch_cpu_ms_per_flow,dc_cpu_ms_per_flow,client_cpu_ms_per_flow,server_cpu_ms_per_flow,status"
 if wants 9; then
   header bulk9.csv "mode,link_mbit,rtt_ms,loss_pct,mbit_s,seconds,bytes,capped,status"
   header interactive.csv "mode,rtt_ms,samples,unanswered,p50_ms,p99_ms,max_ms,idle_p50_ms,bulk_mbit_s,bulk_seconds,bulk_status,status"

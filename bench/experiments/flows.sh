@@ -86,6 +86,30 @@ flowgen_client() { # flowgen_client MODE ARGS...: runs flowgen in the client nam
   ip netns exec "$NS_CLIENT" "$FLOWGEN" "$mode" --host "$SERVER_IP" "$@"
 }
 
+# The relay pair of a mode whose CPU experiment 7 counts (branch first, then DC): tcpopt's nodes,
+# or the HAProxy pair.
+RELAY_PIDS=()
+
+# The HAProxy pair of experiment 7 (mode haproxy): the bound an ideal relay pair reaches on this
+# machine. TCP mode, the same namespaces and link as tcpopt, no TLS, each with 2 threads (the
+# event loops tcpopt has on 2 cores); the client is pointed at the branch's relay
+# (BRANCH_LAN_IP:FR_PORT+10000), which connects to the DC's across the link, which connects to
+# the flow-rate server. Neither relay has anything to warm up.
+FR_HAPROXY_PORT=$((FR_PORT + 10000))
+start_haproxy_flows() {
+  command -v haproxy > /dev/null || { echo "haproxy not installed"; return 1; }
+  local dir="$STATE_DIR/haproxy-flows"
+  mkdir -p "$dir"
+  write_haproxy_config "$dir/branch.cfg" "$BRANCH_LAN_IP:$FR_HAPROXY_PORT=$DC_WAN_IP:$FR_HAPROXY_PORT"
+  write_haproxy_config "$dir/dc.cfg" "$DC_WAN_IP:$FR_HAPROXY_PORT=$SERVER_IP:$FR_PORT"
+  spawn haproxy-flows-dc "$NS_DC" haproxy -db -f "$dir/dc.cfg"
+  spawn haproxy-flows-branch "$NS_BRANCH" haproxy -db -f "$dir/branch.cfg"
+  wait_listen "$NS_BRANCH" "$FR_HAPROXY_PORT" 10 && wait_listen "$NS_DC" "$FR_HAPROXY_PORT" 10 \
+    || { echo "haproxy did not start: $(tail -2 "$RESULTS/logs/haproxy-flows-branch.log")"; return 1; }
+  RELAY_PIDS=("${PIDS[haproxy-flows-branch]}" "${PIDS[haproxy-flows-dc]}")
+}
+stop_haproxy_flows() { stop haproxy-flows-branch haproxy-flows-dc; RELAY_PIDS=(); }
+
 # A JIT-warm pair: FLOWS_WARM_SECONDS of new flows (the JIT compiler is still busy after a few
 # seconds, the more so on a loaded machine) and a thousand held ones, not recorded.
 flows_warm_up() {
@@ -181,22 +205,26 @@ flows_jfr() { # flows_jfr start|stop RTT
 }
 
 flow_rate_run() { # flow_rate_run MODE RTT [PHASE] -> a row of flow_rate.csv
-  local mode="$1" rtt="$2" phase="${3:-cold}" ticks0 ticks1 server0 server1
+  local mode="$1" rtt="$2" phase="${3:-cold}" branch0 branch1 dc0 dc1 server0 server1
   local json="$RESULTS/logs/flow-rate-$mode-$phase-rtt$rtt.json" threads="$RESULTS/logs/node-threads-$phase-rtt$rtt"
+  local target=(--host "$SERVER_IP" --port "$FR_PORT")
+  [ "$mode" != haproxy ] || target=(--host "$BRANCH_LAN_IP" --port "$FR_HAPROXY_PORT")
   flows_jfr start "$rtt-$phase"
-  ticks0="$(cpu_ticks "${TCPOPT_PIDS[@]}")"
+  branch0="$(cpu_ticks "${RELAY_PIDS[@]:0:1}")" dc0="$(cpu_ticks "${RELAY_PIDS[@]:1:1}")"
   server0="$(cpu_ticks "${PIDS[flowgen-close]}")"
   [ "$mode" != tcpopt ] || node_threads "${TCPOPT_PIDS[@]}" > "$threads.0"
-  flowgen_client rate --port "$FR_PORT" --size "$FR_SIZE" --concurrency "$FR_CONCURRENCY" --duration "$FR_SECONDS" --deadline 15 \
+  ip netns exec "$NS_CLIENT" "$FLOWGEN" rate "${target[@]}" --size "$FR_SIZE" --concurrency "$FR_CONCURRENCY" --duration "$FR_SECONDS" --deadline 15 \
     > "$json" 2> "$RESULTS/logs/flow-rate-$mode-$phase-rtt$rtt.err" || true
-  ticks1="$(cpu_ticks "${TCPOPT_PIDS[@]}")"
+  branch1="$(cpu_ticks "${RELAY_PIDS[@]:0:1}")" dc1="$(cpu_ticks "${RELAY_PIDS[@]:1:1}")"
   server1="$(cpu_ticks "${PIDS[flowgen-close]}")"
   [ "$mode" != tcpopt ] || node_threads "${TCPOPT_PIDS[@]}" > "$threads.1"
   flows_jfr stop "$rtt-$phase"
   local row
   # endpoints: the client's own CPU (flowgen reports its rusage) and the echo server's (/proc);
-  # the nodes' CPU split by thread: event loops, JIT compiler, GC (the rest is in the total only)
-  row="$("$PYTHON" - "$json" "$((ticks1 - ticks0))" "$(getconf CLK_TCK)" "$((server1 - server0))" "$threads" "$mode" <<'PY'
+  # the relays' CPU per process (branch, DC), and tcpopt's split by thread: event loops, JIT
+  # compiler, GC (the rest is in the total only)
+  row="$("$PYTHON" - "$json" "$((branch1 - branch0 + dc1 - dc0))" "$(getconf CLK_TCK)" "$((server1 - server0))" "$threads" "$mode" \
+    "$((branch1 - branch0))" "$((dc1 - dc0))" <<'PY'
 import collections, json, sys
 try:
     d = json.load(open(sys.argv[1]))
@@ -227,14 +255,18 @@ if sys.argv[6] == "tcpopt":
             group = "loops" if name.startswith("tcpopt-") else "jit" if "Compiler" in name else "gc" if ("GC" in name or "G1" in name or "Conc" in name) else "other"
             groups[group] += used
 ms = lambda g: groups[g] * 1000 / hz / n if n else 0
-print("%d,%d,%d,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%s" % (d["started"], n, d["errors"], d["flows_per_s"], d["setup_p50_ms"], d["setup_p99_ms"],
-      d["flow_p50_ms"], d["flow_p99_ms"], cpu_ms, ms("loops"), ms("jit"), ms("gc"), ends_ms, status))
+per = lambda ticks: ticks * 1000 / hz / n if n else 0
+client_ms = d.get("client_cpu_s", 0) * 1000 / n if n else 0
+print("%d,%d,%d,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%s" % (d["started"], n, d["errors"], d["flows_per_s"], d["setup_p50_ms"], d["setup_p99_ms"],
+      d["flow_p50_ms"], d["flow_p99_ms"], cpu_ms, ms("loops"), ms("jit"), ms("gc"), ends_ms,
+      per(int(sys.argv[7])), per(int(sys.argv[8])), client_ms, per(int(sys.argv[4])), status))
 PY
 )"
   echo "$mode,$phase,$rtt,$row" >> "$RESULTS/flow_rate.csv"
-  IFS=, read -r _ done errors rate s50 s99 _ _ cpu loops jit gc ends status <<< "$row"
+  IFS=, read -r _ done errors rate s50 s99 _ _ cpu loops jit gc ends branch dc client server status <<< "$row"
   progress "  $mode $phase rtt=${rtt}ms: $rate flows/s ($done flows, $errors errors), setup p50 $s50 ms p99 $s99 ms," \
-    "nodes' CPU $cpu ms/flow (event loops $loops, JIT $jit, GC $gc), client + server $ends ms/flow ($status)"
+    "relays' CPU $cpu ms/flow (branch $branch, DC $dc; tcpopt's event loops $loops, JIT $jit, GC $gc)," \
+    "client + server $ends ms/flow (client $client, server $server) ($status)"
 }
 
 # FLOWS_PROFILE=1: after the steady rows, one more 2 ms flow-rate run (not recorded) with `perf
@@ -323,8 +355,24 @@ flows_experiments() {
   "$TESTBED_DIR/up.sh" --rtt 2 --rate "$MF_RATE_MBIT" --loss 0 --queue 1000
   flows_servers_up
   local mode rtt
-  for mode in direct $(printf '%s\n' $modes | grep -x tcpopt || true); do
+  for mode in direct $(printf '%s\n' $modes | grep -xE 'tcpopt|haproxy' || true); do
     set_flows_link 2
+    if [ "$mode" = haproxy ]; then
+      wants 7 || continue
+      if ! start_haproxy_flows > "$RESULTS/logs/start-flows-haproxy.txt" 2>&1; then
+        progress "  haproxy unavailable: $(tr '\n' ' ' < "$RESULTS/logs/start-flows-haproxy.txt")"
+        echo "haproxy (7): $(tr '\n' ' ' < "$RESULTS/logs/start-flows-haproxy.txt")" >> "$RESULTS/unavailable.txt"
+        stop_haproxy_flows
+        continue
+      fi
+      progress "[7] flow rate, haproxy pair (TCP mode, no TLS)"
+      for rtt in 2 100; do
+        set_flows_link "$rtt"
+        flow_rate_run haproxy "$rtt" none
+      done
+      stop_haproxy_flows
+      continue
+    fi
     if [ "$mode" = tcpopt ] && ! TCPOPT_STREAM_WINDOW="$FLOWS_TCPOPT_STREAM_WINDOW" TCPOPT_LAN="$FLOWS_TCPOPT_LAN" \
         TCPOPT_WAN_CONNECTIONS="$FLOWS_TCPOPT_WAN_CONNECTIONS" \
         TCPOPT_FLOWS="$FLOWS_TCPOPT_FLOWS" TCPOPT_JAVA_OPTS="$FLOWS_TCPOPT_JAVA_OPTS" start_tcpopt testbed > "$RESULTS/logs/start-flows-tcpopt.txt" 2>&1; then
@@ -333,6 +381,7 @@ flows_experiments() {
       stop_tcpopt
       continue
     fi
+    [ "$mode" != tcpopt ] || RELAY_PIDS=("${TCPOPT_PIDS[@]}")
     if wants 6; then
       progress "[6] many flows, $mode ($MF_FLOWS flows, 2 ms RTT)"
       many_flows_run "$mode"
@@ -354,7 +403,7 @@ flows_experiments() {
         flows_profile
       fi
     fi
-    [ "$mode" != tcpopt ] || stop_tcpopt
+    [ "$mode" != tcpopt ] || { stop_tcpopt; RELAY_PIDS=(); }
   done
   stop flowgen-echo flowgen-close
   "$TESTBED_DIR/down.sh"

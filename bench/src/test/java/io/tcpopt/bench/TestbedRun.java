@@ -351,6 +351,12 @@ public final class TestbedRun implements AutoCloseable {
   }
 
   /** The file's text; "" when it does not exist (yet), the error when it cannot be read. */
+  /** The last {@code count} lines of {@code file} (for failure messages), or "" if it is missing. */
+  public static String tail(Path file, int count) {
+    List<String> lines = read(file).lines().toList();
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - count), lines.size()));
+  }
+
   public static String read(Path file) {
     try {
       return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";

@@ -82,7 +82,7 @@ class ControlPlaneChaosTest {
       String b = api("b");
       String c = api("c");
       awaitTrue(() -> members(a) == 3 && members(b) == 3 && members(c) == 3, 90, () -> "three controllers in one cluster: "
-          + ask("status " + a) + " / " + ask("status " + b) + " / " + ask("status " + c));
+          + ask("status " + a) + " / " + ask("status " + b) + " / " + ask("status " + c) + logTails());
       log.info("three controllers in one cluster");
       Path one = policy("chaos-one");
       assertTrue(ask("apply " + a + " " + one + " 0").startsWith("APPLIED version=1 "));
@@ -212,6 +212,15 @@ class ControlPlaneChaosTest {
   }
 
   /** Starts controller {@code x} in its namespace; returns its log. */
+  /** The end of each controller's log, for a failure message. */
+  private String logTails() {
+    StringBuilder out = new StringBuilder();
+    for (String c : CONTROLLERS) {
+      out.append("\nctl-").append(c).append(".log:\n").append(TestbedRun.tail(dir.resolve("ctl-" + c + ".log"), 30));
+    }
+    return out.toString();
+  }
+
   private Path startController(Path jar, String x, String address, int minimum, String extra) throws IOException {
     Path certs = dir.resolve("certs");
     String yaml = "node: { name: ctl-" + x + ", site: dc, roles: [controller] }\n"

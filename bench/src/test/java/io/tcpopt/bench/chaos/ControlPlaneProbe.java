@@ -179,6 +179,9 @@ final class ControlPlaneProbe {
       channel = channel(address, false);
       operatorChannels.put(address, channel);
     }
+    // A controller that refused while it started would otherwise wait out gRPC's growing
+    // reconnect backoff (tens of seconds on a loaded machine) after it listens.
+    channel.resetConnectBackoff();
     return channel;
   }
 
@@ -188,6 +191,9 @@ final class ControlPlaneProbe {
       channel = channel(address, true);
       nodeChannels.put(address, channel);
     }
+    // A controller that refused while it started would otherwise wait out gRPC's growing
+    // reconnect backoff (tens of seconds on a loaded machine) after it listens.
+    channel.resetConnectBackoff();
     return channel;
   }
 

@@ -120,7 +120,7 @@ class NonReadingClientsChaosTest {
 
       for (String role : List.of("branch", "dc")) {
         Path l = role.equals("branch") ? pair.branchLog() : pair.dcLog();
-        assertFalse(TestbedRun.read(l).contains("closing WAN connection"), () -> "a WAN connection was closed at the " + role + ":\n" + tail(l));
+        assertFalse(TestbedRun.read(l).contains("closing WAN connection"), () -> "a WAN connection was closed at the " + role + ":\n" + TestbedRun.tail(l, 40));
         assertEquals(1, TestbedRun.metric(run.metrics(role), "tcpopt_session_connections_up"), role + ": its one WAN connection up");
       }
       assertEquals(reconnectsBefore, TestbedRun.metric(run.metrics("branch"), "tcpopt_session_reconnects_total"), "no WAN connection re-dialled");
@@ -191,10 +191,6 @@ class NonReadingClientsChaosTest {
     return -1;
   }
 
-  private static String tail(Path log) {
-    List<String> lines = TestbedRun.read(log).lines().toList();
-    return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-  }
 
   private static long mib(double bytes) {
     return (long) bytes >> 20;

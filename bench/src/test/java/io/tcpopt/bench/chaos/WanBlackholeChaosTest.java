@@ -74,8 +74,8 @@ class WanBlackholeChaosTest {
         transfers.add(client(l, modes[i], BULK, i + 1));
       }
       NodeKillChaosTest.awaitTrue(() -> dcServerConnections("connected") >= 3, 30, () -> "the three transfers reach the server through the DC node ("
-          + dcServerConnections("connected") + "):\n" + transferLogs.stream().map(TestbedRun::read).toList() + "\nserver:\n" + tail(serverLog)
-          + "\nbranch:\n" + tail(branchLog) + "\ndc:\n" + tail(dir.resolve("dc.log")));
+          + dcServerConnections("connected") + "):\n" + transferLogs.stream().map(TestbedRun::read).toList() + "\nserver:\n" + TestbedRun.tail(serverLog, 30)
+          + "\nbranch:\n" + TestbedRun.tail(branchLog, 30) + "\ndc:\n" + TestbedRun.tail(dir.resolve("dc.log"), 30));
       Thread.sleep(2000);
       for (Process t : transfers) {
         assertTrue(t.isAlive(), "a transfer ended before the blackhole; make it larger");
@@ -108,7 +108,7 @@ class WanBlackholeChaosTest {
       long heal = System.nanoTime();
       blackhole(false);
       NodeKillChaosTest.awaitTrue(() -> sessionLines(branchLog) > sessionsBefore, 45,
-          () -> "no WAN session up again within 45 s of the heal:\n" + tail(branchLog));
+          () -> "no WAN session up again within 45 s of the heal:\n" + TestbedRun.tail(branchLog, 30));
       long recoveredMs = (System.nanoTime() - heal) / 1_000_000;
       log.info("heal -> first WAN session up again: {} ms", recoveredMs);
 
@@ -219,8 +219,4 @@ class WanBlackholeChaosTest {
     return TestbedRun.read(branchLog).lines().filter(l -> l.contains("session to peer")).count();
   }
 
-  private static String tail(Path file) {
-    List<String> lines = TestbedRun.read(file).lines().toList();
-    return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-  }
 }

@@ -101,7 +101,9 @@ public final class ChunkStore implements AutoCloseable {
       } else {
         misses++;
       }
-      evicted.removeIf(this::holds);
+      if (disk != null && !evicted.isEmpty()) { // without a disk tier, what memory let go is gone
+        evicted.removeIf(this::holds);
+      }
     }
     notifyEvicted(evicted);
     return found;
@@ -130,7 +132,9 @@ public final class ChunkStore implements AutoCloseable {
       if (disk != null && !onDisk) {
         disk.append(f, data, offset, length, crc, evicted);
       }
-      evicted.removeIf(this::holds);
+      if (disk != null && !evicted.isEmpty()) { // without a disk tier, what memory let go is gone
+        evicted.removeIf(this::holds);
+      }
     }
     notifyEvicted(evicted);
   }
@@ -156,7 +160,9 @@ public final class ChunkStore implements AutoCloseable {
       if (disk != null && !onDisk) {
         disk.append(f, data, offset, length, crc, evicted);
       }
-      evicted.removeIf(this::holds);
+      if (disk != null && !evicted.isEmpty()) { // without a disk tier, what memory let go is gone
+        evicted.removeIf(this::holds);
+      }
     }
     notifyEvicted(evicted);
     return stored;

@@ -23,6 +23,8 @@ public final class FingerprintTable {
   private static final int NONE = -1;
 
   private final int width;
+  /** Whether the table keeps the LRU order (else {@link #eldest} and {@link #touch} are not for use). */
+  private final boolean ordered;
   private long[] keys; // high, low per entry
   private int[] fields; // width per entry
   private int[] older; // LRU list: the next older entry, or NONE
@@ -37,10 +39,19 @@ public final class FingerprintTable {
 
   /** A table of entries with {@code width} int fields each (at least 0), sized for {@code expected} entries. */
   public FingerprintTable(int width, int expected) {
+    this(width, expected, true);
+  }
+
+  /**
+   * {@code ordered} false: a plain index without the LRU order, whose upkeep (the neighbours'
+   * links, other cache lines) it then saves; {@link #eldest} is -1 and {@link #touch} does nothing.
+   */
+  public FingerprintTable(int width, int expected, boolean ordered) {
     if (width < 0) {
       throw new IllegalArgumentException("width " + width);
     }
     this.width = width;
+    this.ordered = ordered;
     int capacity = Math.max(16, Integer.highestOneBit(Math.max(1, expected) - 1) << 1);
     keys = new long[2 * capacity];
     fields = new int[width * capacity];
@@ -106,7 +117,7 @@ public final class FingerprintTable {
 
   /** Makes the entry the most recently used. */
   public void touch(int e) {
-    if (e != newest) {
+    if (ordered && e != newest) {
       unlink(e);
       linkNewest(e);
     }
@@ -198,6 +209,9 @@ public final class FingerprintTable {
   }
 
   private void linkNewest(int e) {
+    if (!ordered) {
+      return;
+    }
     older[e] = newest;
     newer[e] = NONE;
     if (newest != NONE) {
@@ -209,6 +223,9 @@ public final class FingerprintTable {
   }
 
   private void unlink(int e) {
+    if (!ordered) {
+      return;
+    }
     int o = older[e];
     int n = newer[e];
     if (o != NONE) {
@@ -232,14 +249,18 @@ public final class FingerprintTable {
   }
 
   private void growIndex() {
-    index = new int[index.length * 2];
+    int[] old = index;
+    index = new int[old.length * 2];
     mask = index.length - 1;
-    for (int e = eldest; e != NONE; e = newer[e]) {
-      int s = home(keys[2 * e], keys[2 * e + 1]);
-      while (index[s] != 0) {
-        s = (s + 1) & mask;
+    for (int v : old) {
+      if (v != 0) {
+        int e = v - 1;
+        int s = home(keys[2 * e], keys[2 * e + 1]);
+        while (index[s] != 0) {
+          s = (s + 1) & mask;
+        }
+        index[s] = v;
       }
-      index[s] = e + 1;
     }
   }
 }

@@ -66,7 +66,7 @@ final class MemoryTier {
     this.pagesPerCapacity = Math.max(2, capacity / pageSize);
     int expected = (int) Math.min(1 << 20, Math.max(16, capacity / 4096));
     this.entries = new FingerprintTable(5, expected);
-    this.byContent = new FingerprintTable(1, expected);
+    this.byContent = new FingerprintTable(1, expected, false);
   }
 
   /** The entry, made most recently used; null when absent. */

@@ -68,6 +68,34 @@ class FingerprintTableTest {
   }
 
   @Test
+  void anUnorderedTableIsAPlainMap() {
+    Random r = new Random(9);
+    FingerprintTable t = new FingerprintTable(1, 2, false);
+    Map<Fingerprint, Integer> model = new java.util.HashMap<>();
+    for (int step = 0; step < 50_000; step++) {
+      Fingerprint f = new Fingerprint(r.nextInt(2000), 7);
+      int e = t.find(f);
+      assertEquals(model.containsKey(f), e >= 0);
+      if (e >= 0) {
+        assertEquals(model.get(f), t.field(e, 0));
+      }
+      if (r.nextBoolean()) {
+        if (e < 0) {
+          e = t.add(f.high(), f.low());
+        }
+        t.touch(e); // no effect
+        t.field(e, 0, step);
+        model.put(f, step);
+      } else if (e >= 0) {
+        t.remove(e);
+        model.remove(f);
+      }
+      assertEquals(model.size(), t.size());
+    }
+    assertEquals(-1, t.eldest());
+  }
+
+  @Test
   void growsFarPastItsExpectedSize() {
     FingerprintTable t = new FingerprintTable(1, 1);
     for (int i = 0; i < 100_000; i++) {

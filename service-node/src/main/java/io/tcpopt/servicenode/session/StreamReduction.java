@@ -2,7 +2,6 @@ package io.tcpopt.servicenode.session;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.FastThreadLocal;
 import io.tcpopt.common.policy.DataReduction;
 import io.tcpopt.reduction.PeerReduction;
@@ -163,10 +162,16 @@ final class StreamReduction {
     }
   }
 
-  /** The next decoded bytes in order, or null (none yet, or waiting for chunks requested from the peer). */
+  /**
+   * The next decoded bytes in order, or null (none yet, or waiting for chunks requested from the
+   * peer). In a pooled direct buffer, as the LAN leg's socket (or TLS engine) needs them: the
+   * channel copied a heap buffer into one anyway, and its write path then saw two kinds of buffer
+   * where a flow without reduction gives it one (a reason for the JIT to throw away and recompile
+   * the pipeline's code).
+   */
   ByteBuf poll() {
     byte[] b = decoder.poll();
-    return b == null ? null : Unpooled.wrappedBuffer(b);
+    return b == null ? null : ByteBufAllocator.DEFAULT.directBuffer(b.length).writeBytes(b);
   }
 
   /** Whether decoded bytes wait behind a chunk requested from the peer. */

@@ -68,6 +68,15 @@ public final class MuxStream {
   private final StreamReassembly reassembly;
   /** The stream offset of the next byte this side sends (its OPEN's first bytes came before). */
   private long sendOffset;
+  /** The stream offset after the last byte written to the stream (queued or sent), in credit units. */
+  private long writtenOffset;
+  /**
+   * The peer knows the stream (it opened it, or answered its OPEN): its DATA may travel on other
+   * connections of the group without arriving before the OPEN.
+   */
+  private boolean knownToPeer;
+  /** Other connections of the group this stream sent DATA on, each with the end offset of the last one. */
+  private java.util.Map<StreamMultiplexer, Long> sentAway;
   private StreamBudget budget = StreamBudget.UNLIMITED;
   private boolean sentEnd;
   private boolean receivedEnd;
@@ -102,6 +111,7 @@ public final class MuxStream {
     this.id = id;
     this.sendWindow = sendWindow;
     this.sendOffset = sentOffset;
+    this.writtenOffset = sentOffset;
     this.reassembly = new StreamReassembly(receivedOffset);
     this.peerWindow = mux.peerInitialWindow();
     this.sendQueueLimit = sendQueueBound(peerWindow);
@@ -164,6 +174,7 @@ public final class MuxStream {
     }
     int n = data.readableBytes();
     sendWindow -= n;
+    writtenOffset += n;
     sentEnd = endStream;
     lastWriteNanos = eventLoop().ticker().nanoTime();
     if (creditReturned && n > 0) {
@@ -258,9 +269,9 @@ public final class MuxStream {
     encoded = true;
   }
 
-  /** Largest segment the stream sends whole: the peer's frame size, within the scheduler's quantum. */
+  /** Largest segment the stream sends whole: the peer's frame size less the DATA's fields, within the scheduler's quantum. */
   int maxSegmentPayload() {
-    return Math.min(mux.peerMaxFrameSize() - DataFrame.OFFSET_LENGTH, StreamScheduler.QUANTUM);
+    return Math.min(mux.peerMaxFrameSize() - DataFrame.OFFSET_LENGTH - DataFrame.HOME_LENGTH, StreamScheduler.QUANTUM);
   }
 
   /**
@@ -273,6 +284,7 @@ public final class MuxStream {
       return;
     }
     sendWindow -= decodedLength;
+    writtenOffset += decodedLength;
     lastWriteNanos = eventLoop().ticker().nanoTime();
     if (creditReturned) {
       creditReturned = false;
@@ -290,6 +302,47 @@ public final class MuxStream {
 
   void flush() {
     mux.flush();
+  }
+
+  /** The peer opened the stream: it knows it. */
+  void knownToPeer() {
+    knownToPeer = true;
+  }
+
+  /** Whether the stream's DATA may travel on another connection than its own. */
+  boolean mayTravelAway() {
+    return knownToPeer && !removed;
+  }
+
+  /** A DATA of the stream ending at offset {@code end} leaves on {@code via}, another connection of the group. */
+  void sentOn(StreamMultiplexer via, long end) {
+    if (sentAway == null) {
+      sentAway = new java.util.HashMap<>(4);
+    }
+    sentAway.put(via, end);
+  }
+
+  /**
+   * The offset below which the peer acknowledged every byte (wrote it to its leg): acknowledgements
+   * come in stream order, so it is every byte written less those the peer's window still counts.
+   */
+  long acknowledgedOffset() {
+    return writtenOffset - (peerWindow - sendWindow);
+  }
+
+  /** Whether the stream sent bytes on {@code lost} that the peer has not acknowledged; forgets {@code lost}. */
+  boolean unacknowledgedOn(StreamMultiplexer lost) {
+    Long end = sentAway == null ? null : sentAway.remove(lost);
+    return end != null && end > acknowledgedOffset();
+  }
+
+  /** Bytes of the stream may be lost with another connection: the stream is reset, here and at the peer. */
+  void lostBytesWith(String reason) {
+    if (removed) {
+      return;
+    }
+    reset(WireCodes.INTERNAL, reason);
+    handler.onReset(WireCodes.INTERNAL, reason);
   }
 
   /**
@@ -421,6 +474,7 @@ public final class MuxStream {
    * StreamReassembly}) and handed to the handler in order.
    */
   void onData(DataFrame frame) {
+    knownToPeer = true;
     long n = frame.creditLength();
     long limit = reassembly.next() + reassembly.heldLength() + receive.credit(); // every byte granted so far
     if (!receive.receive(n)) {
@@ -482,9 +536,16 @@ public final class MuxStream {
       }
       budget.release(increment);
       creditReturned = receive.size() == mux.localWindow();
+      if (receive.grantDue()) {
+        // Bytes written below a quarter of the old window may be a quarter of the new one: granted now,
+        // or a sender that gave back all its credit would wait for them forever.
+        mux.write(new WindowUpdateFrame(id, receive.takeGrant()));
+        mux.flush();
+      }
       removeIfDone();
       return;
     }
+    knownToPeer = true;
     sendWindow += increment;
     if (sendWindow > Integer.MAX_VALUE) {
       mux.connectionError(WireCodes.GOAWAY_FLOW_CONTROL, "stream " + id + " window above 2^31-1");

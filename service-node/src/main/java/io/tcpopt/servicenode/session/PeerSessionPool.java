@@ -40,6 +40,10 @@ public final class PeerSessionPool {
   private volatile boolean closed;
   /** This pool instance's session value, in every one of its connections' HELLOs. */
   private final long session = PooledConnection.newSession();
+  /** Numbers the pool's connections in their HELLOs: each dial takes the next, so none is reused within the session. */
+  private final java.util.concurrent.atomic.AtomicInteger connectionNumbers = new java.util.concurrent.atomic.AtomicInteger();
+  /** The pool's connections once up: a stream's DATA may travel on any of them. */
+  private final ConnectionGroup connections = new ConnectionGroup();
 
   private final class Slot implements SessionListener {
     private final int index;
@@ -149,7 +153,7 @@ public final class PeerSessionPool {
 
   private WanChannelInitializer initializerFor(Slot slot) {
     return new WanChannelInitializer(ssl, settings, true, acceptor, slot, sockets, address, admission)
-        .pooledAs(new PooledConnection(session, slot.index));
+        .pooledAs(new PooledConnection(session, connectionNumbers.getAndIncrement() & Integer.MAX_VALUE, connections));
   }
 
   /** Starts connecting every slot; returns at once. */

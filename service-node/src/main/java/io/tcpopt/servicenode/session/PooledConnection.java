@@ -6,11 +6,12 @@ import java.security.SecureRandom;
  * Names a WAN connection within the pool of the node that dialled it, as the dialler's HELLO
  * carries it (docs/wire-format.md section 5.1): {@code session}, a random non-zero value drawn once
  * per pool instance, so that an acceptor can tell which connections belong to one dialler's pool
- * (and a restarted dialler's new pool from its old one); {@code index}, the connection's slot in it.
- * An acceptor's HELLO carries {@link #NONE}.
+ * (and a restarted dialler's new pool from its old one); {@code number}, the connection's number in
+ * it, never reused within the session (a re-dialled or replacing connection gets a new one).
+ * {@code group} is the pool's {@link ConnectionGroup}. An acceptor's HELLO carries session and
+ * number 0.
  */
-record PooledConnection(long session, int index) {
-  static final PooledConnection NONE = new PooledConnection(0, 0);
+record PooledConnection(long session, int number, ConnectionGroup group) {
   private static final SecureRandom RANDOM = new SecureRandom();
 
   /** A new pool's session value: random, never 0. */
@@ -22,8 +23,8 @@ record PooledConnection(long session, int index) {
     return s;
   }
 
-  /** A dialled connection outside any pool: a session of its own, index 0. */
+  /** A dialled connection outside any pool: a session and a group of its own, number 0. */
   static PooledConnection alone() {
-    return new PooledConnection(newSession(), 0);
+    return new PooledConnection(newSession(), 0, new ConnectionGroup());
   }
 }

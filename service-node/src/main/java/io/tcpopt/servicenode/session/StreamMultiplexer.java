@@ -44,6 +44,9 @@ import org.slf4j.LoggerFactory;
  * multiplexes streams. The dialler opens odd stream ids, the acceptor even ones, each increasing.
  * Connection errors answer with GOAWAY and close; stream errors with RST_STREAM. It never stops
  * reading the connection, so one stalled stream cannot block the others (credit bounds each one).
+ * Its streams' DATA go on whichever connection of its {@link ConnectionGroup} (the connections of
+ * one dialler's pool) can send soonest, and DATA of the group's other streams that arrive here are
+ * handed to their own connection (wire format 2).
  * Confined to the channel's event loop except for the volatile status fields read by the registry.
  */
 public final class StreamMultiplexer extends ChannelDuplexHandler {
@@ -72,8 +75,15 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   private final SessionListener listener;
   private final HelloAdmission admission;
   private final IntObjectHashMap<MuxStream> streams = new IntObjectHashMap<>();
-  /** Which connection of which dialler's pool this is, as its HELLO says (the acceptor's HELLO: none). */
+  /** Which connection of which dialler's pool this is, for its HELLO (null on the accepting side: its HELLO says none). */
   private PooledConnection pooledAs;
+  /**
+   * The connections to the same pool of the peer, this one included, once the peer's HELLO was
+   * admitted: this connection's streams may send DATA on any of them. Null before.
+   */
+  private volatile ConnectionGroup group;
+  /** This connection's number in {@link #group} (the dialler's). */
+  private int number;
 
   private ChannelHandlerContext ctx;
   private volatile HelloFrame peer;
@@ -93,6 +103,13 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   private int localOpenedTotal;
   private volatile long rttNanos = -1;
   private boolean helloSent;
+  /**
+   * This side closed the connection after flushing everything written to it (the last stream of a
+   * connection gone away finished, or the node stops): other connections' DATA written here before
+   * it reach the peer, so their streams are not reset (a frame handed to it after it closed goes on
+   * its stream's own connection).
+   */
+  private boolean closedGracefully;
   private boolean goingAway;
   private int nextLocalId;
   private int lastPeerId;
@@ -119,18 +136,13 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     this.acceptor = acceptor;
     this.listener = listener;
     this.nextLocalId = dialler ? 1 : 2;
-    this.pooledAs = dialler ? PooledConnection.alone() : PooledConnection.NONE;
+    this.pooledAs = dialler ? PooledConnection.alone() : null;
   }
 
   /** The dialler's pool names this connection {@code pooledAs} in its HELLO; before the channel is active. */
   StreamMultiplexer pooledAs(PooledConnection pooledAs) {
     this.pooledAs = pooledAs;
     return this;
-  }
-
-  /** Which connection of which dialler's pool this is ({@link PooledConnection#NONE} on the accepting side, till stage 2 groups them). */
-  PooledConnection pooledAs() {
-    return pooledAs;
   }
 
   // ---- status, readable from any thread ------------------------------------------------------
@@ -320,29 +332,142 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     try {
       do {
         pumpAgain = false;
-        Channel ch = ctx.channel();
-        int max = peer == null ? StreamScheduler.QUANTUM : peer.maxFrameSize() - DataFrame.OFFSET_LENGTH;
-        while (ch.isWritable()) {
-          DataFrame frame = scheduler.next(max);
-          if (frame == null) {
-            break;
-          }
-          ctx.write(frame, ctx.voidPromise());
-        }
+        sendWhereThereIsRoom();
         MuxStream s;
         while ((s = scheduler.pollRoomAgain()) != null) {
           s.onSendRoom();
         }
-      } while (pumpAgain && ctx.channel().isWritable());
+      } while (pumpAgain && soonest() != null);
     } finally {
       pumping = false;
     }
     closeIfGoneAway();
   }
 
+  /**
+   * Hands the scheduler's frames, in its order, each to the connection of the group that can send
+   * soonest ({@link ConnectionGroup#soonest}), while one can. A frame stays on this connection when
+   * it carries the END_STREAM, or when the peer may not know its stream yet (opened here and not
+   * answered: a DATA elsewhere could arrive before its OPEN); such a frame is written here even
+   * when this connection is full, but then ends the round. A frame sent elsewhere is noted by its
+   * stream (for the loss of that connection) and names this connection as its home.
+   */
+  private void sendWhereThereIsRoom() {
+    int max = peer == null ? StreamScheduler.QUANTUM : peer.maxFrameSize() - DataFrame.OFFSET_LENGTH - DataFrame.HOME_LENGTH;
+    List<StreamMultiplexer> flushElsewhere = null;
+    StreamMultiplexer via;
+    while ((via = soonest()) != null) {
+      DataFrame frame = scheduler.next(max);
+      if (frame == null) {
+        break;
+      }
+      MuxStream stream = via == this ? null : streams.get(frame.streamId());
+      if (via == this || stream == null || frame.endStream() || !stream.mayTravelAway()) {
+        ctx.write(frame, ctx.voidPromise());
+        if (via != this && !ctx.channel().isWritable()) {
+          break;
+        }
+        continue;
+      }
+      stream.sentOn(via, frame.offset() + frame.creditLength());
+      via.writeFromOtherConnection(frame.awayFrom(number), frame.offset(), stream);
+      if (flushElsewhere == null) {
+        flushElsewhere = new ArrayList<>(4);
+      }
+      if (!flushElsewhere.contains(via)) {
+        flushElsewhere.add(via);
+      }
+    }
+    if (flushElsewhere != null) {
+      for (StreamMultiplexer m : flushElsewhere) {
+        m.channel().flush();
+      }
+    }
+  }
+
+  /** The connection of the group that can send soonest (this one alone before the HELLO), or null when none is writable. */
+  private StreamMultiplexer soonest() {
+    ConnectionGroup g = group;
+    if (g == null) {
+      return ctx.channel().isWritable() ? this : null;
+    }
+    return g.soonest(this);
+  }
+
+  /**
+   * A DATA of {@code stream} (at stream offset {@code offset}), which lives on another connection of
+   * the group, to send here. Any thread (Netty queues it to this loop). Its bytes are kept until
+   * written: a frame this connection could not write (it closed meanwhile, gracefully or not) never
+   * entered its socket, and goes on the stream's own connection instead.
+   */
+  void writeFromOtherConnection(DataFrame frame, long offset, MuxStream stream) {
+    ByteBuf kept = frame.content().retainedDuplicate();
+    boolean encoded = frame.encoded();
+    int id = frame.streamId();
+    ctx.write(frame).addListener(written -> {
+      if (written.isSuccess()) {
+        kept.release();
+      } else {
+        stream.connection().resendHere(new DataFrame(id, offset, kept, false, encoded), stream);
+      }
+    });
+  }
+
+  /** A DATA of {@code stream} that another connection of the group could not write: sent here. Any thread. */
+  private void resendHere(DataFrame frame, MuxStream stream) {
+    try {
+      ctx.executor().execute(() -> {
+        if (closing || !stream.mayTravelAway()) { // the stream or this connection ended meanwhile
+          frame.release();
+          return;
+        }
+        ctx.write(frame, ctx.voidPromise());
+        flush();
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      frame.release();
+    }
+  }
+
+  /** Another connection of the group became writable: frames waiting here may go there. Any thread. */
+  void wakeFromOtherConnection() {
+    if (isUp()) {
+      executeOnLoop(this::flush);
+    }
+  }
+
+  /**
+   * Another connection of the group was lost: every stream of this connection that sent bytes on it
+   * that the peer has not acknowledged is reset (RST_STREAM here, its leg reset), and only those:
+   * those bytes may never arrive, and the peer's leg must never see a FIN after a gap. Any thread.
+   */
+  void otherConnectionLost(StreamMultiplexer lost) {
+    String reason = "bytes unacknowledged on lost " + lost;
+    executeOnLoop(() -> {
+      List<MuxStream> hit = new ArrayList<>();
+      for (MuxStream s : streams.values()) {
+        if (s.unacknowledgedOn(lost)) {
+          hit.add(s);
+        }
+      }
+      for (MuxStream s : hit) {
+        s.lostBytesWith(reason);
+      }
+    });
+  }
+
+  void executeOnLoop(Runnable task) {
+    try {
+      ctx.executor().execute(task);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // the loop is shutting down: its connections close, and their streams with them
+    }
+  }
+
   private void closeIfGoneAway() {
     if (goingAway && streams.isEmpty() && scheduler.isIdle() && !closing) {
       closing = true;
+      closedGracefully = true;
       ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
     }
   }
@@ -455,6 +580,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     ch.eventLoop().execute(() -> {
       if (!closing) {
         closing = true;
+        closedGracefully = true;
         ctx.writeAndFlush(new GoAwayFrame(lastPeerId, WireCodes.GOAWAY_SHUTTING_DOWN, "node shutting down")).addListener(ChannelFutureListener.CLOSE);
       }
     });
@@ -492,8 +618,8 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
       return;
     }
     helloSent = true;
-    ctx.writeAndFlush(new HelloFrame(HelloFrame.VERSION, local.maxFrameSize(), local.initialStreamWindow(), local.maxStreams(), pooledAs.session(),
-        pooledAs.index(), local.name(), local.site(), local.reduction().cacheEpoch(), local.reduction().cacheCapacity()), ctx.voidPromise());
+    ctx.writeAndFlush(new HelloFrame(HelloFrame.VERSION, local.maxFrameSize(), local.initialStreamWindow(), local.maxStreams(),
+        pooledAs == null ? 0 : pooledAs.session(), pooledAs == null ? 0 : pooledAs.number(), local.name(), local.site(), local.reduction().cacheEpoch(), local.reduction().cacheCapacity()), ctx.voidPromise());
   }
 
   @Override
@@ -522,6 +648,8 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     }
     if (msg instanceof HelloFrame) {
       onHello((HelloFrame) msg);
+    } else if (msg instanceof DataFrame && ((DataFrame) msg).home() != DataFrame.NO_HOME) {
+      onDataAway((DataFrame) msg);
     } else if (msg instanceof DataFrame) {
       DataFrame data = (DataFrame) msg;
       MuxStream s = stream(data.streamId(), "DATA");
@@ -573,6 +701,44 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     }
   }
 
+  /** A DATA whose stream lives on another connection of the group: handed to that connection, or ignored when it is gone. */
+  private void onDataAway(DataFrame data) {
+    if (data.home() == number) {
+      data.release();
+      connectionError(WireCodes.GOAWAY_PROTOCOL_ERROR, "DATA on stream " + data.streamId() + " names this connection (" + number
+          + ") as its stream's other connection");
+      return;
+    }
+    StreamMultiplexer home = group.member(data.home());
+    if (home == null) {
+      data.release(); // its connection was lost, and its streams reset with it
+      return;
+    }
+    home.receiveFromOtherConnection(data);
+  }
+
+  /** A DATA of one of this connection's streams that travelled on another connection of the group. Any thread. */
+  void receiveFromOtherConnection(DataFrame data) {
+    if (ctx.executor().inEventLoop()) {
+      dataFromOtherConnection(data);
+      return;
+    }
+    try {
+      ctx.executor().execute(() -> dataFromOtherConnection(data));
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      data.release();
+    }
+  }
+
+  private void dataFromOtherConnection(DataFrame data) {
+    MuxStream s = closing ? null : streams.get(data.streamId());
+    if (s == null) {
+      data.release(); // finished or reset meanwhile (or, from a faulty peer, never opened): ignored
+      return;
+    }
+    s.onData(data);
+  }
+
   private void onHello(HelloFrame hello) {
     if (handshakeTimer != null) {
       handshakeTimer.cancel(false);
@@ -586,6 +752,14 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     }
     peerSite = admitted.site();
     peer = hello;
+    if (dialler) {
+      number = pooledAs.number();
+      group = pooledAs.group();
+      group.join(number, this);
+    } else {
+      number = hello.connection();
+      group = ConnectionGroup.joinAccepted(local.name(), hello.name(), hello.session(), number, this);
+    }
     long interval = local.keepalive().toNanos();
     keepaliveTimer = ctx.executor().scheduleAtFixedRate(this::keepalive, 0, interval, TimeUnit.NANOSECONDS);
     up = true;
@@ -655,6 +829,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
       return;
     }
     MuxStream stream = new MuxStream(this, id, peer.initialStreamWindow(), local.initialStreamWindow() - first, 0, first);
+    stream.knownToPeer(); // the peer opened it: its DATA may travel on any connection at once
     streams.put(id, stream);
     activeStreams = streams.size();
     peerOpened++;
@@ -682,6 +857,10 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
     if (ctx.channel().isWritable()) {
       flushNow();
+      ConnectionGroup g = group;
+      if (g != null) {
+        g.writable(this);
+      }
     }
     super.channelWritabilityChanged(ctx);
   }
@@ -718,6 +897,13 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     activeStreams = 0;
     for (MuxStream s : lost) {
       s.onConnectionLost(reason);
+    }
+    ConnectionGroup g = group;
+    if (g != null) {
+      g.leave(number, this);
+      if (!closedGracefully) {
+        g.lost(this); // lost: other streams' bytes on it may never arrive (closing itself, this side flushed them first)
+      }
     }
     markDown("connection closed");
     super.channelInactive(ctx);

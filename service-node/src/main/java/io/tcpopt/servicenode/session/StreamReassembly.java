@@ -104,21 +104,23 @@ final class StreamReassembly {
     return Verdict.TAKEN;
   }
 
+  /**
+   * Delivers {@code first} (already counted in {@link #next}), then every held frame that is now in
+   * order. The held frames are looked up afresh after each delivery: the handler may end the
+   * stream meanwhile ({@link #clear}).
+   */
   private void deliverInOrder(DataFrame first, Consumer<DataFrame> deliver) {
-    DataFrame frame = first;
-    while (true) {
-      Map.Entry<Long, DataFrame> following = held.firstEntry();
-      boolean more = following != null && following.getKey() == next;
-      endDelivered |= frame.endStream();
-      deliver.accept(frame);
-      if (!more) {
-        break;
-      }
+    endDelivered |= first.endStream();
+    deliver.accept(first);
+    Map.Entry<Long, DataFrame> following;
+    while ((following = held.firstEntry()) != null && following.getKey() == next) {
       held.pollFirstEntry();
-      frame = following.getValue();
+      DataFrame frame = following.getValue();
       long length = frame.creditLength();
       heldLength -= length;
       next += length;
+      endDelivered |= frame.endStream();
+      deliver.accept(frame);
     }
   }
 

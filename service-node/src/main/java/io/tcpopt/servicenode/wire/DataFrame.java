@@ -12,6 +12,8 @@ import io.netty.buffer.DefaultByteBufHolder;
 public final class DataFrame extends DefaultByteBufHolder implements Frame {
   /** The offset field before the payload's bytes: a {@code u64}. */
   public static final int OFFSET_LENGTH = 8;
+  /** The home field of a frame travelling on another connection than its stream's: a {@code u32}. */
+  public static final int HOME_LENGTH = 4;
   /** Shortest encoded payload: a segment header. */
   public static final int MIN_ENCODED = 16;
 
@@ -19,20 +21,43 @@ public final class DataFrame extends DefaultByteBufHolder implements Frame {
   private final long offset;
   private final boolean endStream;
   private final boolean encoded;
+  /** The connection the stream lives on when this frame travels on another one ({@link #NO_HOME}: it travels on it). */
+  private final int home;
+  /** {@link #home()} of a frame on its stream's own connection. */
+  public static final int NO_HOME = -1;
 
   public DataFrame(int streamId, long offset, ByteBuf data, boolean endStream) {
     this(streamId, offset, data, endStream, false);
   }
 
   public DataFrame(int streamId, long offset, ByteBuf data, boolean endStream, boolean encoded) {
+    this(streamId, offset, data, endStream, encoded, NO_HOME);
+  }
+
+  /** {@code home}: the index of the stream's connection in its dialler's pool, when the frame travels on another one; else {@link #NO_HOME}. */
+  public DataFrame(int streamId, long offset, ByteBuf data, boolean endStream, boolean encoded, int home) {
     super(data);
     if (offset < 0) {
       throw new IllegalArgumentException("negative stream offset " + offset);
+    }
+    if (home < NO_HOME) {
+      throw new IllegalArgumentException("bad home connection " + home);
     }
     this.streamId = streamId;
     this.offset = offset;
     this.endStream = endStream;
     this.encoded = encoded;
+    this.home = home;
+  }
+
+  /** The same frame (sharing its bytes, ownership passes) travelling on another connection than its stream's {@code home}. */
+  public DataFrame awayFrom(int home) {
+    return new DataFrame(streamId, offset, content(), endStream, encoded, home);
+  }
+
+  /** The index of the stream's own connection when this frame travels on another one, else {@link #NO_HOME}. */
+  public int home() {
+    return home;
   }
 
   public boolean encoded() {
@@ -60,7 +85,7 @@ public final class DataFrame extends DefaultByteBufHolder implements Frame {
 
   @Override
   public String toString() {
-    return "DATA(stream " + streamId + " at " + offset + ", " + content().readableBytes() + " bytes" + (encoded ? ", ENCODED" : "")
+    return "DATA(stream " + streamId + (home == NO_HOME ? "" : " of connection " + home) + " at " + offset + ", " + content().readableBytes() + " bytes" + (encoded ? ", ENCODED" : "")
         + (endStream ? ", END_STREAM)" : ")");
   }
 }

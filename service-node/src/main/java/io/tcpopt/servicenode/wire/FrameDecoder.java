@@ -80,10 +80,13 @@ final class FrameDecoder extends ByteToMessageDecoder {
     if (connectionLevel != (streamId == 0)) {
       throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, FrameType.name(type) + " on stream " + streamId);
     }
-    int allowedFlags = type == FrameType.DATA ? FrameType.FLAG_END_STREAM | FrameType.FLAG_ENCODED
+    int allowedFlags = type == FrameType.DATA ? FrameType.FLAG_END_STREAM | FrameType.FLAG_ENCODED | FrameType.FLAG_HOME
         : type == FrameType.PING ? FrameType.FLAG_ACK : type == FrameType.WINDOW_UPDATE ? FrameType.FLAG_GROW | FrameType.FLAG_RETURN : 0;
     if ((flags & ~allowedFlags) != 0) {
       throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, FrameType.name(type) + " with unknown flags 0x" + Integer.toHexString(flags));
+    }
+    if (type == FrameType.DATA && (flags & (FrameType.FLAG_END_STREAM | FrameType.FLAG_HOME)) == (FrameType.FLAG_END_STREAM | FrameType.FLAG_HOME)) {
+      throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "END_STREAM away from its stream's connection (DATA with HOME) on stream " + streamId);
     }
     if (type == FrameType.WINDOW_UPDATE && flags == (FrameType.FLAG_GROW | FrameType.FLAG_RETURN)) {
       throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "WINDOW_UPDATE with both GROW and RETURN on stream " + streamId);
@@ -91,7 +94,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
     long fixed;
     switch (type) {
       case FrameType.HELLO: fixed = 22; break; // enough for the version: a version-1 HELLO is refused by its version, not its length
-      case FrameType.DATA: fixed = DataFrame.OFFSET_LENGTH; break;
+      case FrameType.DATA: fixed = DataFrame.OFFSET_LENGTH + ((flags & FrameType.FLAG_HOME) != 0 ? DataFrame.HOME_LENGTH : 0); break;
       case FrameType.OPEN: fixed = OpenFrame.fixedLength(4); break;
       case FrameType.WINDOW_UPDATE: fixed = 4; break;
       case FrameType.RST_STREAM: fixed = 6; break;
@@ -104,7 +107,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
     if (length < fixed || (exact && length != fixed)) {
       throw error(WireCodes.GOAWAY_FRAME_SIZE, "bad " + FrameType.name(type) + " length " + length);
     }
-    if (type == FrameType.DATA && (flags & FrameType.FLAG_ENCODED) != 0 && length < DataFrame.OFFSET_LENGTH + DataFrame.MIN_ENCODED) {
+    if (type == FrameType.DATA && (flags & FrameType.FLAG_ENCODED) != 0 && length < fixed + DataFrame.MIN_ENCODED) {
       throw error(WireCodes.GOAWAY_FRAME_SIZE, "ENCODED DATA of " + length + " bytes, shorter than its offset and a segment header");
     }
   }
@@ -123,8 +126,18 @@ final class FrameDecoder extends ByteToMessageDecoder {
         if (offset < 0) {
           throw error(WireCodes.GOAWAY_FLOW_CONTROL, "DATA offset " + Long.toUnsignedString(offset) + " beyond 2^63-1 on stream " + streamId);
         }
-        return new DataFrame(streamId, offset, in.readRetainedSlice(length - DataFrame.OFFSET_LENGTH), (flags & FrameType.FLAG_END_STREAM) != 0,
-            (flags & FrameType.FLAG_ENCODED) != 0);
+        int home = DataFrame.NO_HOME;
+        int fields = DataFrame.OFFSET_LENGTH;
+        if ((flags & FrameType.FLAG_HOME) != 0) {
+          long h = in.readUnsignedInt();
+          if (h > Integer.MAX_VALUE) {
+            throw error(WireCodes.GOAWAY_PROTOCOL_ERROR, "DATA home connection " + h + " above 2^31-1 on stream " + streamId);
+          }
+          home = (int) h;
+          fields += DataFrame.HOME_LENGTH;
+        }
+        return new DataFrame(streamId, offset, in.readRetainedSlice(length - fields), (flags & FrameType.FLAG_END_STREAM) != 0,
+            (flags & FrameType.FLAG_ENCODED) != 0, home);
       }
       case FrameType.REDUCTION: {
         byte[] message = new byte[length];

@@ -20,10 +20,15 @@ final class FrameEncoder extends MessageToMessageEncoder<Frame> {
   protected void encode(ChannelHandlerContext ctx, Frame frame, List<Object> out) {
     if (frame instanceof DataFrame) {
       DataFrame data = (DataFrame) frame;
-      ByteBuf header = ctx.alloc().buffer(FrameType.HEADER_LENGTH + DataFrame.OFFSET_LENGTH);
-      int flags = (data.endStream() ? FrameType.FLAG_END_STREAM : 0) | (data.encoded() ? FrameType.FLAG_ENCODED : 0);
-      writeHeader(header, DataFrame.OFFSET_LENGTH + data.content().readableBytes(), FrameType.DATA, flags, data.streamId());
+      boolean away = data.home() != DataFrame.NO_HOME;
+      int fields = DataFrame.OFFSET_LENGTH + (away ? DataFrame.HOME_LENGTH : 0);
+      ByteBuf header = ctx.alloc().buffer(FrameType.HEADER_LENGTH + fields);
+      int flags = (data.endStream() ? FrameType.FLAG_END_STREAM : 0) | (data.encoded() ? FrameType.FLAG_ENCODED : 0) | (away ? FrameType.FLAG_HOME : 0);
+      writeHeader(header, fields + data.content().readableBytes(), FrameType.DATA, flags, data.streamId());
       header.writeLong(data.offset());
+      if (away) {
+        header.writeInt(data.home());
+      }
       out.add(header);
       if (data.content().isReadable()) {
         out.add(data.content().retain());

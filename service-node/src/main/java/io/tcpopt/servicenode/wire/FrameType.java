@@ -16,6 +16,11 @@ public final class FrameType {
   public static final int FLAG_END_STREAM = 0x1;
   /** DATA flag: the payload is a data-reduction segment (docs/data-reduction.md); credit counts its decoded length. */
   public static final int FLAG_ENCODED = 0x2;
+  /**
+   * DATA flag: the frame travels on another connection of the peer than its stream's; the index of
+   * the stream's connection (its <em>home</em>) follows the offset.
+   */
+  public static final int FLAG_HOME = 0x4;
   /** PING flag: this PING is the echo of one received. */
   public static final int FLAG_ACK = 0x1;
   /**

@@ -451,6 +451,23 @@ class StreamMultiplexerTest {
     assertEquals(new WindowUpdateFrame(1, WINDOW), sent().get(0), "the bytes it did send are acknowledged as usual");
   }
 
+  /**
+   * Bytes written but below a quarter of the grown window are not granted yet; when the sender gives
+   * the rest of its credit back, they are a quarter of the window left and are granted at once (the
+   * sender, which returned all it had, would otherwise wait for them forever: DataPathTest stalled so).
+   */
+  @Test
+  void bytesWrittenAreGrantedWhenTheCreditGivenBackMakesThemAQuarterOfTheWindow() {
+    RecordingBudget budget = new RecordingBudget(7 * WINDOW);
+    MuxStream s = acceptedWithStartCredit(budget);
+    feed(data(1, WINDOW, false));
+    s.consumed(WINDOW);
+    assertTrue(sent().stream().noneMatch(f -> f instanceof WindowUpdateFrame), "a window of 8 x 64 KiB: 64 KiB written is below a quarter");
+    feed(WindowUpdateFrame.giveBack(1, 7 * WINDOW));
+    assertEquals(List.of(new WindowUpdateFrame(1, WINDOW)), sent(), "granted as soon as the window shrank to 64 KiB");
+    assertTrue(ch.isOpen());
+  }
+
   @Test
   void aRequestAfterTheCreditCameBackGrantsStartCreditAgain() {
     RecordingBudget budget = new RecordingBudget(3 * WINDOW);

@@ -136,8 +136,13 @@ public final class WireMutator {
               1L << 32, Long.MAX_VALUE, Long.MIN_VALUE, -1}[random.nextInt(18)]);
           return b;
         }
-        if ((b[5] & 0x2) != 0 && payload >= 16) {
-          p.putInt(12 + 8 + 4, word()); // an encoded segment's decoded length: its credit
+        if (payload >= 12 && (b[5] & 0x4) != 0 && random.nextInt(3) == 0) {
+          p.putInt(12 + 8, random.nextBoolean() ? random.nextInt(3) : word()); // the home connection: this one (0), another, or none
+          return b;
+        }
+        int fields = 8 + ((b[5] & 0x4) != 0 ? 4 : 0);
+        if ((b[5] & 0x2) != 0 && payload >= fields + 8) {
+          p.putInt(12 + fields + 4, word()); // an encoded segment's decoded length: its credit
           return b;
         }
         // as much data as the credit allows, or more

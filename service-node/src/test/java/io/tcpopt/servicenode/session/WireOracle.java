@@ -101,6 +101,8 @@ public final class WireOracle {
   private boolean dead;
   private int errorCode = -1;
   private long peerWindow;
+  /** This connection's number in its dialler's pool (its HELLO's). */
+  private long connectionNumber;
   private long lastPeerId;
   private boolean goingAway;
   private final Map<Long, Stream> streams = new HashMap<>();
@@ -234,19 +236,22 @@ public final class WireOracle {
     if (connectionLevel != (rawId == 0)) {
       return fail(GOAWAY_PROTOCOL_ERROR);
     }
-    int allowed = type == 2 || type == 3 ? 0x3 : type == 5 ? 0x1 : 0;
+    int allowed = type == 2 ? 0x7 : type == 3 ? 0x3 : type == 5 ? 0x1 : 0;
     if ((flags & ~allowed) != 0) {
       return fail(GOAWAY_PROTOCOL_ERROR);
+    }
+    if (type == 2 && (flags & 0x5) == 0x5) {
+      return fail(GOAWAY_PROTOCOL_ERROR); // END_STREAM away from the stream's connection
     }
     if (type == 3 && flags == 0x3) {
       return fail(GOAWAY_PROTOCOL_ERROR); // GROW and RETURN together
     }
-    long[] fixed = {22, 23, 8, 4, 6, 8, 10, 12};
+    long[] fixed = {22, 23, (flags & 0x4) != 0 ? 12 : 8, 4, 6, 8, 10, 12};
     boolean exact = type == 3 || type == 5;
     if (length < fixed[type] || (exact && length != fixed[type])) {
       return fail(GOAWAY_FRAME_SIZE);
     }
-    if (type == 2 && (flags & 0x2) != 0 && length < 8 + 16) {
+    if (type == 2 && (flags & 0x2) != 0 && length < fixed[2] + 16) {
       return fail(GOAWAY_FRAME_SIZE);
     }
     return true;
@@ -302,7 +307,7 @@ public final class WireOracle {
       return;
     }
     p.getLong();
-    p.getInt();
+    long number = Integer.toUnsignedLong(p.getInt());
     String name = string(p);
     String site = name == null ? null : string(p);
     if (site == null) {
@@ -334,6 +339,7 @@ public final class WireOracle {
       fail(GOAWAY_SITE_MISMATCH);
     } else {
       peerWindow = window;
+      connectionNumber = number; // the only connection of its group: no other is up
     }
   }
 
@@ -479,14 +485,29 @@ public final class WireOracle {
       fail(GOAWAY_FLOW_CONTROL); // 2^63 or more: beyond any credit
       return;
     }
+    long home = -1;
+    if ((flags & 0x4) != 0) {
+      home = Integer.toUnsignedLong(p.getInt());
+      if (home > MAX_WINDOW) {
+        fail(GOAWAY_PROTOCOL_ERROR);
+        return;
+      }
+    }
     if (decoderOnly) {
       return;
+    }
+    if (home == connectionNumber) {
+      fail(GOAWAY_PROTOCOL_ERROR); // names this connection as another
+      return;
+    }
+    if (home >= 0) {
+      return; // the home is no connection of the group (this one is alone): ignored
     }
     Stream s = stream(id);
     if (s == null) {
       return;
     }
-    long n = (flags & 0x2) != 0 ? Integer.toUnsignedLong(p.getInt(8 + 4)) : p.remaining();
+    long n = (flags & 0x2) != 0 ? Integer.toUnsignedLong(p.getInt(p.position() + 4)) : p.remaining();
     long granted = s.received() + s.credit;
     if (n > s.credit || offset > granted - n) { // offset + n may not fit in 63 bits
       fail(GOAWAY_FLOW_CONTROL);

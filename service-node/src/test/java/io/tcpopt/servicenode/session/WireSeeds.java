@@ -62,6 +62,7 @@ public final class WireSeeds {
     m.put("data", () -> new DataFrame(1, 5, text("hello, world"), false));
     m.put("data-end", () -> new DataFrame(3, 0, Unpooled.wrappedBuffer(new byte[100]), true));
     m.put("data-gap", () -> new DataFrame(1, 5 + 1000, text("after a gap"), false));
+    m.put("data-away", () -> new DataFrame(1, 5, text("from elsewhere"), false, false, 7));
     m.put("data-encoded", () -> {
       ByteBuf segment = Unpooled.buffer(32);
       segment.writeInt(0x53454731).writeInt(64).writeLong(7).writeBytes(new byte[16]);

@@ -214,7 +214,7 @@ class FrameCodecTest {
   void reservedBitsAreRefused() {
     assertTrue(refused(true, raw(0, FrameType.DATA, 0, 0x0100, 1, new byte[0])).getMessage().contains("reserved"));
     assertTrue(refused(true, raw(0, FrameType.DATA, 0, 0, 0x8000_0001L, new byte[0])).getMessage().contains("high bit"));
-    assertTrue(refused(true, raw(0, FrameType.DATA, 0x4, 0, 1, new byte[0])).getMessage().contains("flags"));
+    assertTrue(refused(true, raw(0, FrameType.DATA, 0x8, 0, 1, new byte[0])).getMessage().contains("flags"));
   }
 
   @Test
@@ -242,6 +242,30 @@ class FrameCodecTest {
     assertEquals("0000004000000000000000005443504f00020000000100000080000000001000" + "5a17c0de00000001" + "00000002"
         + "086272616e63682d31066272616e6368" + "1122334455667788" + "0000000010000000", ByteBufUtil.hexDump(b));
     b.release();
+  }
+
+  @Test
+  void aDataAwayFromItsStreamsConnectionNamesItsHome() {
+    EmbeddedChannel ch = new EmbeddedChannel(new FrameCodec(MAX));
+    ByteBuf away = encode(new DataFrame(5, 100, Unpooled.copiedBuffer("xyz", StandardCharsets.US_ASCII), false, false, 3));
+    assertEquals("0000000f0204000000000005" + "0000000000000064" + "00000003" + "78797a", ByteBufUtil.hexDump(away));
+    ch.writeInbound(encode(hello()), away);
+    assertInstanceOf(HelloFrame.class, ch.readInbound());
+    DataFrame d = ch.readInbound();
+    assertEquals(3, d.home());
+    assertEquals(100, d.offset());
+    assertEquals("xyz", d.content().toString(StandardCharsets.US_ASCII));
+    d.release();
+    assertFalse(ch.finishAndReleaseAll());
+    // END_STREAM stays on the stream's own connection; the home field must fit; a home of 2^31 or more is refused.
+    assertEquals(WireCodes.GOAWAY_PROTOCOL_ERROR,
+        refused(true, raw(12, FrameType.DATA, FrameType.FLAG_END_STREAM | FrameType.FLAG_HOME, 0, 1, new byte[12])).goAwayCode());
+    assertEquals(WireCodes.GOAWAY_FRAME_SIZE, refused(true, raw(11, FrameType.DATA, FrameType.FLAG_HOME, 0, 1, new byte[11])).goAwayCode());
+    assertEquals(WireCodes.GOAWAY_FRAME_SIZE,
+        refused(true, raw(27, FrameType.DATA, FrameType.FLAG_HOME | FrameType.FLAG_ENCODED, 0, 1, new byte[27])).goAwayCode());
+    byte[] bigHome = new byte[12];
+    bigHome[8] = (byte) 0x80;
+    assertEquals(WireCodes.GOAWAY_PROTOCOL_ERROR, refused(true, raw(12, FrameType.DATA, FrameType.FLAG_HOME, 0, 1, bigHome)).goAwayCode());
   }
 
   @Test

@@ -1,0 +1,137 @@
+package io.tcpopt.servicenode.session;
+
+import io.netty.channel.Channel;
+import java.util.Collection;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The WAN connections between this node and one pool of a peer (wire format 2, docs/wire-format.md
+ * section 5.3): the connections one dialler's pool instance made, each known by the number its
+ * dialler gave it in its HELLO. A stream lives on one of them, its <em>home</em> (its OPEN,
+ * WINDOW_UPDATEs, RST_STREAM and END_STREAM go there); its DATA may travel on any member, whichever
+ * can send soonest ({@link #soonest}), and a DATA that arrives away from its home is handed to the
+ * home ({@link #member}). When a member is lost, every other member resets the streams that sent
+ * bytes on it that the peer has not acknowledged ({@link StreamMultiplexer#otherConnectionLost}).
+ *
+ * <p>The dialling side's group is its {@link PeerSessionPool}'s; the accepting side finds the group
+ * of a connection by the peer's name and the session value of its HELLO ({@link #joinAccepted}).
+ * Members run on different event loops: the group is thread-safe, and members act on each other
+ * only by submitting work to the other's loop.
+ */
+final class ConnectionGroup {
+  /** The groups of accepted connections, by (this node, peer, session): removed once empty. */
+  private static final Map<Key, ConnectionGroup> ACCEPTED = new ConcurrentHashMap<>();
+
+  private record Key(String local, String peer, long session) {}
+
+  private final Map<Integer, StreamMultiplexer> members = new ConcurrentHashMap<>();
+  private final Key key;
+
+  /** A dialler's group (its pool's). */
+  ConnectionGroup() {
+    this(null);
+  }
+
+  private ConnectionGroup(Key key) {
+    this.key = key;
+  }
+
+  /**
+   * Joins {@code connection}, accepted by node {@code local} from pool {@code session} of peer {@code
+   * peer} as number {@code number}, to its group: returns the group. Process-wide so that
+   * connections accepted on any listener of the node meet; the key holds the node's name so that
+   * nodes sharing a process (tests) never meet each other's. A member of the same number (a faulty
+   * peer's) is replaced.
+   */
+  static ConnectionGroup joinAccepted(String local, String peer, long session, int number, StreamMultiplexer connection) {
+    return ACCEPTED.compute(new Key(local, peer, session), (k, g) -> {
+      ConnectionGroup group = g == null ? new ConnectionGroup(k) : g;
+      group.members.put(number, connection);
+      return group;
+    });
+  }
+
+  /** {@code connection} of a dialler's group is up as number {@code number}. */
+  void join(int number, StreamMultiplexer connection) {
+    members.put(number, connection);
+  }
+
+  /** {@code connection} is gone; a group of accepted connections is forgotten once empty. */
+  void leave(int number, StreamMultiplexer connection) {
+    if (key == null) {
+      members.remove(number, connection);
+      return;
+    }
+    ACCEPTED.computeIfPresent(key, (k, g) -> {
+      g.members.remove(number, connection);
+      return g.members.isEmpty() ? null : g;
+    });
+    members.remove(number, connection); // when this group was already forgotten
+  }
+
+  /** The member of number {@code number}, or null when none is (any more). */
+  StreamMultiplexer member(int number) {
+    return members.get(number);
+  }
+
+  Collection<StreamMultiplexer> members() {
+    return members.values();
+  }
+
+  int size() {
+    return members.size();
+  }
+
+  /**
+   * The member that can send a frame soonest: among the members that are up, not retiring and
+   * writable, the one with the most room before its write queue is full (the kernel's queue is kept
+   * short by TCP_NOTSENT_LOWAT, so the queue above it shows what waits); {@code home} on a tie. Null
+   * when no member is writable. Any thread (a channel's writability and room are safe to read from
+   * others).
+   */
+  StreamMultiplexer soonest(StreamMultiplexer home) {
+    StreamMultiplexer best = null;
+    long bestRoom = -1;
+    Channel own = home.channel();
+    if (own.isWritable()) {
+      best = home;
+      bestRoom = own.bytesBeforeUnwritable();
+    }
+    if (members.size() < 2) {
+      return best;
+    }
+    for (StreamMultiplexer m : members.values()) {
+      if (m == home || !m.isUp() || m.isRetiring()) {
+        continue; // a retiring connection closes once its own streams are done: bytes of others on it would be lost with it
+      }
+      Channel c = m.channel();
+      if (c.isWritable() && c.bytesBeforeUnwritable() > bestRoom) {
+        best = m;
+        bestRoom = c.bytesBeforeUnwritable();
+      }
+    }
+    return best;
+  }
+
+  /** A member became writable: the others may have frames waiting for room anywhere. */
+  void writable(StreamMultiplexer connection) {
+    if (members.size() < 2) {
+      return;
+    }
+    for (StreamMultiplexer m : members.values()) {
+      if (m != connection) {
+        m.wakeFromOtherConnection();
+      }
+    }
+  }
+
+  /** {@code lost} left the group (it is closed): every other member checks its streams' bytes sent on it. */
+  void lost(StreamMultiplexer lost) {
+    for (StreamMultiplexer m : members.values()) {
+      if (m != lost) {
+        m.otherConnectionLost(lost);
+      }
+    }
+  }
+}

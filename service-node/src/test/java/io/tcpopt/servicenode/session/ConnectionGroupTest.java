@@ -1,0 +1,252 @@
+package io.tcpopt.servicenode.session;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.tcpopt.servicenode.trust.PeerAdmission;
+import io.tcpopt.servicenode.wire.FrameCodec;
+import io.tcpopt.servicenode.wire.WireCodes;
+import java.net.InetSocketAddress;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two WAN connections of one dialler's pool and the two the acceptor sees, on EmbeddedChannels
+ * whose bytes are carried between them by the test (issue 9, wire format 2): a stream's DATA sent
+ * on whichever connection has room arrive in order at the far leg (SHA-256); when one connection is
+ * lost, exactly the streams that sent bytes on it the peer had not acknowledged are reset (and the
+ * streams living on it, as before), the others go on. Which connection has room is set through
+ * Netty's user-defined writability, so every step is deterministic.
+ */
+class ConnectionGroupTest {
+  private static final int WINDOW = 256 * 1024;
+  private static final InetSocketAddress SRC = new InetSocketAddress("198.18.1.2", 40000);
+  private static final InetSocketAddress DST = new InetSocketAddress("198.19.1.2", 80);
+
+  /** The dialler's connections 0 and 1 (one pool), and the acceptor's ends of them. */
+  private final EmbeddedChannel[] branch = new EmbeddedChannel[2];
+  private final EmbeddedChannel[] dc = new EmbeddedChannel[2];
+  private final StreamMultiplexer[] branchMux = new StreamMultiplexer[2];
+  /** The acceptor's streams by id (of the dialler's connection 0 or 1), what their legs got, and their events. */
+  private final Map<String, MuxStream> dcStreams = new LinkedHashMap<>();
+  private final Map<String, ByteBuf> dcReceived = new LinkedHashMap<>();
+  private final List<String> events = new ArrayList<>();
+
+  @BeforeEach
+  void start() {
+    SessionSettings branchSettings = new SessionSettings("branch-1", "branch", 1 << 20, WINDOW, 100, Duration.ofSeconds(30),
+        Duration.ofSeconds(10));
+    SessionSettings dcSettings = new SessionSettings("dc-test-group", "dc", 1 << 20, WINDOW, 100, Duration.ofSeconds(30), Duration.ofSeconds(10));
+    ConnectionGroup pool = new ConnectionGroup();
+    long session = PooledConnection.newSession();
+    for (int c = 0; c < 2; c++) {
+      int connection = c;
+      StreamAcceptor acceptor = (stream, open) -> {
+        String key = connection + ":" + stream.id();
+        ByteBuf got = Unpooled.buffer();
+        got.writeBytes(open.content());
+        open.release();
+        dcStreams.put(key, stream);
+        dcReceived.put(key, got);
+        stream.handler(new DiscardingStreamHandler() {
+          @Override
+          public void onData(ByteBuf data, boolean endStream) {
+            got.writeBytes(data);
+            data.release();
+          }
+
+          @Override
+          public void onReset(int code, String reason) {
+            events.add("dc reset " + key + " " + WireCodes.resetName(code));
+          }
+        });
+      };
+      branchMux[c] = new StreamMultiplexer(branchSettings, true, null, listener(), (identity, name, site) -> PeerAdmission.admitted(name, site))
+          .pooledAs(new PooledConnection(session, c, pool));
+      branch[c] = new EmbeddedChannel(new FrameCodec(1 << 20), branchMux[c]);
+      dc[c] = new EmbeddedChannel(new FrameCodec(1 << 20),
+          new StreamMultiplexer(dcSettings, false, acceptor, listener(), (identity, name, site) -> PeerAdmission.admitted(name, site)));
+    }
+    carry();
+    assertEquals(2, pool.size(), "both dialled connections joined the pool's group");
+    assertTrue(branchMux[0].isUp() && branchMux[1].isUp());
+  }
+
+  @AfterEach
+  void stop() {
+    for (ByteBuf b : dcReceived.values()) {
+      b.release();
+    }
+    for (int c = 0; c < 2; c++) {
+      branch[c].finishAndReleaseAll();
+      dc[c].finishAndReleaseAll();
+    }
+  }
+
+  private static SessionListener listener() {
+    return new SessionListener() {
+      @Override
+      public void sessionUp(StreamMultiplexer connection) {}
+
+      @Override
+      public void sessionDown(StreamMultiplexer connection, String reason) {}
+    };
+  }
+
+  /** Runs both ends' tasks and carries bytes each way until nothing moves. */
+  private void carry() {
+    for (int round = 0; round < 1000; round++) {
+      boolean moved = false;
+      for (int c = 0; c < 2; c++) {
+        long in = move(branch[c], dc[c]);
+        dcInboundBytes[c] += in;
+        moved |= in > 0;
+        moved |= move(dc[c], branch[c]) > 0;
+      }
+      if (!moved) {
+        return;
+      }
+    }
+    throw new AssertionError("bytes still moving after 1000 rounds");
+  }
+
+  /** Carries what {@code from} wrote to {@code to}: returns how many bytes. */
+  private static long move(EmbeddedChannel from, EmbeddedChannel to) {
+    from.runPendingTasks();
+    long moved = 0;
+    ByteBuf b;
+    while ((b = from.readOutbound()) != null) {
+      moved += b.readableBytes();
+      if (to.isOpen()) {
+        to.writeInbound(b);
+      } else {
+        b.release();
+      }
+    }
+    to.runPendingTasks();
+    return moved;
+  }
+
+  /** Connection {@code c} of the dialler has room ({@code true}) or none: the frames go to the other. */
+  private void room(int c, boolean room) {
+    branch[c].unsafe().outboundBuffer().setUserDefinedWritability(1, room);
+    branch[c].runPendingTasks();
+  }
+
+  /** A stream opened on connection {@code c} whose OPEN's 64 KiB the acceptor writes to its leg at once (so it knows it and grants). */
+  private MuxStream open(int c, List<String> branchEvents, String name) {
+    MuxStream s = branchMux[c].open(1L, SRC, DST, 0, null, Unpooled.wrappedBuffer(new byte[64 * 1024]), new DiscardingStreamHandler() {
+      @Override
+      public void onReset(int code, String reason) {
+        branchEvents.add(name + " reset " + WireCodes.resetName(code));
+      }
+    });
+    carry();
+    MuxStream far = dcStreams.get(c + ":" + s.id());
+    far.consumed(64 * 1024);
+    carry();
+    return s;
+  }
+
+  private void write(MuxStream s, byte[] bytes) {
+    s.writeData(Unpooled.wrappedBuffer(bytes), false);
+    s.flush();
+    carry();
+  }
+
+  private static byte[] random(Random r, int n) {
+    byte[] b = new byte[n];
+    r.nextBytes(b);
+    return b;
+  }
+
+  @Test
+  void aStreamsDataSpreadOverTheGroupArriveInOrder() throws Exception {
+    List<String> branchEvents = new ArrayList<>();
+    MuxStream s = open(0, branchEvents, "s");
+    Random r = new Random(3);
+    MessageDigest sent = MessageDigest.getInstance("SHA-256");
+    sent.update(new byte[64 * 1024]);
+    long[] relayed = new long[2];
+    for (int i = 0; i < 12; i++) {
+      int via = i % 3 == 0 ? 0 : 1;
+      room(via, true);
+      room(1 - via, false);
+      byte[] chunk = random(r, 20_000 + r.nextInt(40_000));
+      sent.update(chunk);
+      long before = dcInbound(via);
+      write(s, chunk);
+      relayed[via] += dcInbound(via) - before;
+      assertTrue(dcInbound(via) - before >= chunk.length, "chunk " + i + " crossed connection " + via);
+      dcStreams.get("0:" + s.id()).consumed(chunk.length);
+      carry();
+    }
+    room(0, true);
+    room(1, true);
+    assertTrue(relayed[0] > 0 && relayed[1] > 0, "both connections carried the stream: " + relayed[0] + " / " + relayed[1]);
+    ByteBuf got = dcReceived.get("0:" + s.id());
+    byte[] all = new byte[got.readableBytes()];
+    got.getBytes(got.readerIndex(), all);
+    assertArrayEquals(sent.digest(), MessageDigest.getInstance("SHA-256").digest(all), "SHA-256 of what the far leg got");
+    assertEquals(List.of(), branchEvents);
+  }
+
+  private final long[] dcInboundBytes = new long[2];
+
+  /** Bytes the acceptor's end of connection {@code c} received so far (counted as they are carried). */
+  private long dcInbound(int c) {
+    return dcInboundBytes[c];
+  }
+
+  @Test
+  void aLostConnectionResetsExactlyTheStreamsWithBytesUnacknowledgedOnIt() {
+    List<String> branchEvents = new ArrayList<>();
+    MuxStream acked = open(0, branchEvents, "acked"); // sends on 1, the peer acknowledges it all
+    MuxStream unacked = open(0, branchEvents, "unacked"); // sends on 1, the peer holds it unacknowledged
+    MuxStream homeOnly = open(0, branchEvents, "homeOnly"); // sends on its own connection only, unacknowledged
+    MuxStream living = open(1, branchEvents, "living"); // lives on the lost connection
+    long before = dcInbound(1);
+    room(0, false);
+    write(acked, new byte[70_000]);
+    write(unacked, new byte[70_000]);
+    assertTrue(dcInbound(1) - before >= 140_000, "acked's and unacked's bytes crossed connection 1");
+    dcStreams.get("0:" + acked.id()).consumed(70_000);
+    carry();
+    room(0, true);
+    room(1, false);
+    write(homeOnly, new byte[70_000]);
+    assertEquals(70_000 + 64 * 1024, dcReceived.get("0:" + unacked.id()).readableBytes(), "unacked's bytes crossed connection 1 and arrived");
+    assertEquals(70_000 + 64 * 1024, dcReceived.get("0:" + acked.id()).readableBytes());
+    assertEquals(64 * 1024 + 70_000, acked.acknowledgedOffset(), "everything acked sent is acknowledged (a grant is due at a quarter window)");
+    assertTrue(unacked.acknowledgedOffset() < 64 * 1024 + 70_000);
+
+    branch[1].close(); // connection 1 lost (its far end follows)
+    dc[1].close();
+    carry();
+    assertEquals(new TreeSet<>(List.of("living reset INTERNAL", "unacked reset INTERNAL")), new TreeSet<>(branchEvents),
+        "exactly the stream living on the lost connection and the one with unacknowledged bytes on it");
+    assertTrue(events.contains("dc reset 0:" + unacked.id() + " INTERNAL"), "the peer resets its leg too (RST_STREAM on connection 0): " + events);
+    assertFalse(events.contains("dc reset 0:" + acked.id() + " INTERNAL"), events.toString());
+    assertFalse(events.contains("dc reset 0:" + homeOnly.id() + " INTERNAL"), events.toString());
+
+    // The survivors go on, on the connection left.
+    write(acked, new byte[1000]);
+    write(homeOnly, new byte[1000]);
+    assertEquals(64 * 1024 + 71_000, dcReceived.get("0:" + acked.id()).readableBytes());
+    assertEquals(64 * 1024 + 71_000, dcReceived.get("0:" + homeOnly.id()).readableBytes());
+  }
+}

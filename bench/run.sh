@@ -26,7 +26,8 @@
 #          300/0.5 300/2)
 #      9.2 the same transfer on a 600 Mbit/s link at 100 ms (tcpopt restarted with link 600 Mbit)
 #      9.3 interactive beside bulk: a 1 KB request/echo every 50 ms on its own connection while
-#          4 bulk streams (400 MB) run, 100 ms RTT: echo p50/p99 and the bulk's goodput
+#          4 bulk streams (400 MB) run, 100 ms RTT: echo p50/p99 and the bulk's goodput; tcpopt's
+#          modes are first warmed by volume until their JIT settles (INTERACTIVE_WARMUP_ROUND(S))
 #      9.4 fairness: FAIR_FLOWS (8) bulk flows for FAIR_SECONDS (15 s, first 3 s not counted),
 #          100 ms RTT: each flow's share of the total
 #      --issue9 also uses 600 transactions in 3 and a 12 s cap per small-window run in 2.

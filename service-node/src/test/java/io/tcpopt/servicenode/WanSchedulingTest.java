@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  */
 class WanSchedulingTest {
   private static final Logger log = LoggerFactory.getLogger(WanSchedulingTest.class);
-  static final long RATE = 6_000_000;
+  private static final long RATE = 6_000_000;
   private static final int BULK = 4;
   private static final long BULK_LIMIT = 1L << 30;
   private static final int ECHO = 1024;
@@ -89,7 +89,7 @@ class WanSchedulingTest {
   }
 
   /** 'B': bulk, the server writes until the client goes; 'E': echoes 1 KB messages. */
-  static void serve(Socket s) throws Exception {
+  private static void serve(Socket s) throws Exception {
     DataInputStream in = new DataInputStream(s.getInputStream());
     OutputStream out = s.getOutputStream();
     int kind = in.read();

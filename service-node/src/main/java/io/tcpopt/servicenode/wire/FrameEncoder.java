@@ -8,8 +8,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * {@link Frame}s to bytes. DATA and OPEN payloads are passed on as they are (no copy) after a
- * separately allocated header; the caller keeps payloads within the peer's maximum frame size.
+ * {@link Frame}s to bytes, one buffer per frame. DATA and OPEN payloads are passed on as they are
+ * (no copy) behind a separately allocated header, in one composite buffer; the caller keeps payloads
+ * within the peer's maximum frame size.
  */
 final class FrameEncoder extends MessageToMessageEncoder<Frame> {
   FrameEncoder() {
@@ -29,10 +30,7 @@ final class FrameEncoder extends MessageToMessageEncoder<Frame> {
       if (away) {
         header.writeInt(data.home());
       }
-      out.add(header);
-      if (data.content().isReadable()) {
-        out.add(data.content().retain());
-      }
+      out.add(whole(ctx, header, data.content()));
     } else if (frame instanceof OpenFrame) {
       OpenFrame open = (OpenFrame) frame;
       byte[] src = open.source().getAddress().getAddress();
@@ -54,13 +52,23 @@ final class FrameEncoder extends MessageToMessageEncoder<Frame> {
         header.writeByte(reuse.sourceMaskBits()).writeInt(reuse.maxSize()).writeInt((int) reuse.maxAgeMillis()).writeInt(reuse.maxReuse())
             .writeInt((int) reuse.idleTimeoutMillis());
       }
-      out.add(header);
-      if (open.content().isReadable()) {
-        out.add(open.content().retain());
-      }
+      out.add(whole(ctx, header, open.content()));
     } else {
       out.add(encodeControl(ctx, frame));
     }
+  }
+
+  /**
+   * A frame's header and payload as one buffer (composite: the payload is not copied). Written as
+   * two messages, a write-buffer watermark crossed by the header could fire a writability change
+   * that lets other frames be written between the header and its payload (plaintext: the outbound
+   * buffer fires it synchronously).
+   */
+  private static ByteBuf whole(ChannelHandlerContext ctx, ByteBuf header, ByteBuf payload) {
+    if (!payload.isReadable()) {
+      return header;
+    }
+    return ctx.alloc().compositeBuffer(2).addComponents(true, header, payload.retain());
   }
 
   private static ByteBuf encodeControl(ChannelHandlerContext ctx, Frame frame) {

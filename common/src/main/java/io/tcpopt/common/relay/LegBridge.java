@@ -33,11 +33,9 @@ import org.slf4j.LoggerFactory;
  * read per flow, and nothing at all when the flow is idle: no buffer, one {@link IdleTimer} task
  * (not a handler in the leg's pipeline), a handful of small objects.
  *
- * <p>Threading: all state is confined to the upstream's event loop. An accepted leg with nothing in
- * its pipeline moves to that loop before it is read ({@link Legs#moveTo}: the WAN connection
- * carrying a stream need not be on the client's loop). When the leg stays on another loop (TLS
- * terminated on it) its events hop over with {@code execute}; a leg joined to a direct socket
- * shares its loop and nothing hops.
+ * <p>Threading: all state is confined to the upstream's event loop. When the leg sits on another
+ * loop its events hop over with {@code execute} (the WAN connection carrying a stream need not be
+ * on the client's loop); a leg joined to a direct socket shares its loop and nothing hops.
  *
  * <p>Handlers the caller put in the leg's pipeline before {@link #start} (TLS, say) stay between
  * the socket and the bridge, which appends {@code "bridge"} when the leg is connected.
@@ -104,7 +102,7 @@ public final class LegBridge implements UpstreamListener {
   public static void start(ChannelFuture leg, Upstream upstream, FlowRecorder flow, String legName, Duration idleTimeout) {
     LegBridge b = new LegBridge(leg.channel(), upstream, flow, legName, idleTimeout);
     b.run(() -> upstream.start(b));
-    Legs.moveTo(leg, b.loop).addListener(b::legSettled);
+    leg.addListener(b::legSettled);
   }
 
   /** The leg's connect finished (or it was accepted): on the leg's own loop, so no event is missed. */

@@ -79,43 +79,6 @@ public final class Legs {
     return local == null ? b.connect(remote) : b.connect(remote, local);
   }
 
-  /**
-   * Moves a leg to {@code loop}, the loop of the upstream its bridge joins it to, so that the leg
-   * and the upstream share one thread (Netty's proxy discipline): with a leg on another loop every
-   * write to it, every completed write and every read hops between threads, each hop a task and an
-   * eventfd wake-up (issue 9: on the loopback pair the branch, whose client legs sat on the other
-   * loop than the WAN connection, spent 1.6x the DC's CPU per byte).
-   *
-   * <p>Only a leg that is connected, not reading yet and has nothing in its pipeline moves: a
-   * handler there (TLS termination, say) may hold tasks on its current loop. Any other leg is
-   * returned as it is, and the bridge hops instead. The returned future succeeds once the leg is
-   * registered on {@code loop} and fails when it could not be (closed meanwhile, the loop shutting
-   * down). Call it on the leg's loop, before anything reads the leg.
-   */
-  public static ChannelFuture moveTo(ChannelFuture leg, EventLoop loop) {
-    Channel ch = leg.channel();
-    if (!leg.isSuccess() || !ch.isRegistered() || ch.eventLoop() == loop || !ch.isActive() || ch.config().isAutoRead()
-        || ch.pipeline().first() != null) {
-      return leg;
-    }
-    ChannelPromise moved = ch.newPromise();
-    ch.deregister().addListener(d -> {
-      if (!d.isSuccess()) {
-        moved.tryFailure(d.cause());
-        return;
-      }
-      loop.register(ch).addListener(r -> {
-        if (r.isSuccess()) {
-          EpollHalfCloseWorkaround.install(ch); // the registration is new: wrap it again
-          moved.trySuccess();
-        } else {
-          moved.tryFailure(r.cause());
-        }
-      });
-    });
-    return moved;
-  }
-
   /** Aborts a leg so that its end host sees a reset (SO_LINGER 0, then close). Any thread; null is fine. */
   public static void reset(Channel leg) {
     if (leg == null || !leg.isOpen()) {

@@ -125,15 +125,7 @@ class StreamMultiplexerTest {
   }
 
   private void feed(Frame... frames) {
-    EmbeddedChannel enc = new EmbeddedChannel(new FrameCodec(1 << 20));
-    for (Frame f : frames) {
-      enc.writeOutbound(f);
-    }
-    ByteBuf b;
-    while ((b = enc.readOutbound()) != null) {
-      ch.writeInbound(b);
-    }
-    enc.finishAndReleaseAll();
+    WireFeed.feed(ch, List.of(frames));
   }
 
   /**

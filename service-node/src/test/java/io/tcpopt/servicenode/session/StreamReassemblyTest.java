@@ -182,15 +182,7 @@ class StreamReassemblyTest {
       frames.add(new OpenFrame(1, 1, new InetSocketAddress("198.18.1.2", 40000), new InetSocketAddress("198.19.1.2", 80), 0,
           Unpooled.wrappedBuffer(bytes, 0, first)));
       frames.addAll(shuffledFrames(1, bytes, first, random));
-      EmbeddedChannel enc = new EmbeddedChannel(new FrameCodec(1 << 20));
-      for (Frame f : frames) {
-        enc.writeOutbound(f);
-      }
-      ByteBuf b;
-      while ((b = enc.readOutbound()) != null) {
-        ch.writeInbound(b);
-      }
-      enc.finishAndReleaseAll();
+      WireFeed.feed(ch, frames);
       assertTrue(ch.isOpen(), "case " + c);
       assertEquals(List.of("end at " + bytes.length), ends, "case " + c);
       byte[] got = new byte[received.readableBytes()];

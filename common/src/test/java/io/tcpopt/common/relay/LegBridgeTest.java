@@ -256,11 +256,7 @@ class LegBridgeTest {
     serveOnce(s -> {
       s.getOutputStream().write(answer);
       s.shutdownOutput();
-      try {
-        outcome.complete(s.getInputStream().read() < 0 ? "clean EOF" : "data");
-      } catch (SocketException e) {
-        outcome.complete("reset");
-      }
+      outcome.complete(nextRead(s));
     });
     try (Socket c = connect()) {
       assertArrayEquals(sha256(answer), sha256(c.getInputStream().readAllBytes()), "server -> client bytes");
@@ -325,11 +321,7 @@ class LegBridgeTest {
     serveOnce(s -> {
       s.getInputStream().readNBytes(1000);
       serverRead.countDown();
-      try {
-        outcome.complete(s.getInputStream().read() < 0 ? "clean EOF" : "data");
-      } catch (SocketException e) {
-        outcome.complete("reset");
-      }
+      outcome.complete(nextRead(s));
     });
     try (Socket c = connect()) {
       c.getOutputStream().write(new byte[1000]);
@@ -480,5 +472,14 @@ class LegBridgeTest {
 
   private static byte[] sha256(byte[] b) throws Exception {
     return MessageDigest.getInstance("SHA-256").digest(Arrays.copyOf(b, b.length));
+  }
+
+  /** What the server's next read finds: "clean EOF", "data" or "reset". */
+  private static String nextRead(Socket s) throws IOException {
+    try {
+      return s.getInputStream().read() < 0 ? "clean EOF" : "data";
+    } catch (SocketException e) {
+      return "reset";
+    }
   }
 }

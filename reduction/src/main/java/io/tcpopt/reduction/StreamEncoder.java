@@ -169,6 +169,22 @@ public final class StreamEncoder {
     seal();
   }
 
+  /**
+   * Seals every chunk that ended into segments ready to send, but keeps the bytes of the open chunk:
+   * sent now, they would cross as a literal even when the chunk, once it ends, is one the peer holds
+   * (a repeated transfer read in small pieces would cost a partial chunk per read). The caller
+   * {@link #flush}es them once the leg has been quiet a moment.
+   */
+  public void flushEnded() {
+    checkOpen();
+    seal();
+  }
+
+  /** Whether bytes of the open chunk wait for {@link #flush} (or for the chunk to end). */
+  public boolean holdsOpenBytes() {
+    return openLength > openSent;
+  }
+
   /** The leg sent FIN after the bytes written: the last chunk ends here, then everything is flushed. */
   public void finish() {
     checkOpen();

@@ -139,13 +139,19 @@ class DataReductionTest {
     }
   }
 
-  /** Server side: 'D' (download: the file, written in pieces of a seeded size) or 'U' (upload: its SHA-256 back). */
+  /**
+   * Server side: 'D' (download: the file, written in pieces of a seeded size), 'U' (upload: its
+   * SHA-256 back) or 'E' (echo: every byte back as it comes, until the client's FIN).
+   */
   private static void serve(Socket s) throws Exception {
     DataInputStream in = new DataInputStream(s.getInputStream());
     int op = in.readByte();
     File f = new File(in.readLong(), in.readInt(), in.readBoolean(), in.readLong());
     long id = in.readLong();
-    if (op == 'D') {
+    if (op == 'E') {
+      in.transferTo(s.getOutputStream());
+      s.shutdownOutput();
+    } else if (op == 'D') {
       try {
         write(s.getOutputStream(), f.bytes(), id);
         s.shutdownOutput();
@@ -263,6 +269,34 @@ class DataReductionTest {
     long[] edited = download(new File(11, 8 * MIB, false, 77));
     assertTrue(ratio(edited) <= 0.10, "1% scattered edits: " + Arrays.toString(edited));
     assertEquals(0, pair.branchStats().unavailable());
+  }
+
+  /**
+   * Request and answer of a few bytes, with deduplication: the end of each message is in a chunk
+   * that has not ended (no boundary yet), which the sender holds only while the leg is busy. It must
+   * still cross at once when the leg goes quiet, the first time and when every chunk is known.
+   */
+  @Test
+  void anExchangeOfSmallMessagesIsNotHeldBehindItsOpenChunk() throws Exception {
+    pair(memory(64 * MIB), memory(64 * MIB)).mode = DEDUP_ZSTD;
+    SplittableRandom r = new SplittableRandom(91);
+    byte[][] messages = new byte[20][];
+    for (int i = 0; i < messages.length; i++) {
+      messages[i] = new byte[1 + r.nextInt(6000)];
+      r.nextBytes(messages[i]);
+    }
+    for (int round = 0; round < 2; round++) { // the second time every chunk that ended is in both caches
+      try (Socket s = connect('E', new File(0, 0, false, 0), nextId.getAndIncrement())) {
+        s.setSoTimeout(5_000);
+        for (byte[] m : messages) {
+          s.getOutputStream().write(m);
+          byte[] back = s.getInputStream().readNBytes(m.length);
+          assertArrayEquals(m, back, "round " + round + ": the echo of " + m.length + " bytes");
+        }
+        s.shutdownOutput();
+        assertEquals(-1, s.getInputStream().read(), "the echo ends with the client's FIN");
+      }
+    }
   }
 
   @Test

@@ -102,6 +102,18 @@ final class StreamReduction {
     }
   }
 
+  /** Seals the chunks that ended; the open chunk's bytes stay held (see {@link StreamEncoder#flushEnded}). */
+  void flushEnded() {
+    if (!encoderDone) {
+      encoder.flushEnded();
+    }
+  }
+
+  /** Whether bytes of the open chunk wait for {@link #flush}. */
+  boolean holdsOpenBytes() {
+    return !encoderDone && encoder.holdsOpenBytes();
+  }
+
   /** The leg's FIN: the last chunk ends; after {@link #send} the encoder is done (its chunks taken as delivered). */
   void finish() {
     if (!encoderDone) {

@@ -67,6 +67,15 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
   /** Where the stream reserves its windows' growth; handed to the stream once it exists. */
   private StreamBudget budget = StreamBudget.UNLIMITED;
   private volatile long wanBytesSent;
+  /**
+   * How long the open chunk's bytes wait for the leg's next bytes (data reduction with
+   * deduplication): the latency a message's last partial chunk gains, at most.
+   */
+  static final long TAIL_HOLD_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  /** When the bridge last flushed while the open chunk held bytes. */
+  private long lastFlushNanos;
+  /** Sends the held open chunk once the leg is quiet; null when none is due. */
+  private ScheduledFuture<?> tailTimer;
   private volatile long wanBytesReceived;
 
   /** Opening-side state, dropped once the OPEN is out. */
@@ -299,15 +308,48 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     return true;
   }
 
+  /**
+   * The bridge's read burst ended. With data reduction the chunks that ended leave now, the open
+   * chunk's bytes only once the leg has been quiet for {@link #TAIL_HOLD_NANOS} (or the chunk ends
+   * first, or the credit runs out): in a transfer read in small pieces, each flushed tail would
+   * cross as a literal, even of a chunk the peer holds.
+   */
   @Override
   public void flush() {
     if (stream != null && !gone) {
       if (reduction != null) {
-        reduction.flush();
+        reduction.flushEnded();
         wanBytesSent += reduction.send(stream);
+        if (reduction.holdsOpenBytes()) {
+          holdTail();
+        }
       }
       stream.flush();
     }
+  }
+
+  private void holdTail() {
+    lastFlushNanos = System.nanoTime();
+    if (tailTimer == null) {
+      tailTimer = loop.schedule(this::tailQuiet, TAIL_HOLD_NANOS, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /** The hold expired: sends the open chunk's bytes unless the leg flushed again meanwhile (then waits on). */
+  private void tailQuiet() {
+    tailTimer = null;
+    StreamReduction r = reduction;
+    if (stream == null || gone || r == null || !r.holdsOpenBytes()) {
+      return;
+    }
+    long quiet = System.nanoTime() - lastFlushNanos;
+    if (quiet < TAIL_HOLD_NANOS) {
+      tailTimer = loop.schedule(this::tailQuiet, TAIL_HOLD_NANOS - quiet, TimeUnit.NANOSECONDS);
+      return;
+    }
+    r.flush();
+    wanBytesSent += r.send(stream);
+    stream.flush();
   }
 
   @Override

@@ -33,9 +33,12 @@ import org.slf4j.LoggerFactory;
  * read per flow, and nothing at all when the flow is idle: no buffer, one {@link IdleTimer} task
  * (not a handler in the leg's pipeline), a handful of small objects.
  *
- * <p>Threading: all state is confined to the upstream's event loop. When the leg sits on another
- * loop its events hop over with {@code execute} (the WAN connection carrying a stream need not be
- * on the client's loop); a leg joined to a direct socket shares its loop and nothing hops.
+ * <p>Threading: all state is confined to the upstream's event loop. An accepted leg with nothing in
+ * its pipeline moves to that loop before the bridge asks it for bytes ({@link Legs#moveTo}: the WAN
+ * connection carrying a stream need not be on the client's loop); the bridge's handler is in its
+ * pipeline during the move, for what the transport reads meanwhile. When the leg stays on another
+ * loop (TLS terminated on it) its events hop over with {@code execute}; a leg joined to a direct
+ * socket shares its loop and nothing hops.
  *
  * <p>Handlers the caller put in the leg's pipeline before {@link #start} (TLS, say) stay between
  * the socket and the bridge, which appends {@code "bridge"} when the leg is connected.
@@ -102,7 +105,28 @@ public final class LegBridge implements UpstreamListener {
   public static void start(ChannelFuture leg, Upstream upstream, FlowRecorder flow, String legName, Duration idleTimeout) {
     LegBridge b = new LegBridge(leg.channel(), upstream, flow, legName, idleTimeout);
     b.run(() -> upstream.start(b));
-    leg.addListener(b::legSettled);
+    if (Legs.canMove(leg, b.loop)) {
+      // The bridge's handler goes in first: the leg may be read while it moves (Legs.moveTo: a
+      // request and FIN sent at once are read on EPOLLRDHUP, asked for or not), and what it reads
+      // must reach the bridge, which takes early bytes and an early FIN before the leg is joined.
+      leg.channel().pipeline().addLast("bridge", b.new LegHandler());
+      Legs.moveTo(leg.channel(), b.loop).addListener(b::legMoved);
+    } else {
+      leg.addListener(b::legSettled);
+    }
+  }
+
+  /** The leg is on the bridge's loop now, in the task that registered it there (or it could not move). */
+  private void legMoved(Future<? super Void> f) {
+    run(() -> {
+      if (!f.isSuccess()) {
+        abort(ResetCause.CONNECTION_RESET, legName + " could not move to its upstream's loop: " + f.cause());
+      } else if (!leg.isActive()) {
+        abort(ResetCause.CONNECTION_RESET, legName + " closed before the flow completed");
+      } else {
+        legJoined();
+      }
+    });
   }
 
   /** The leg's connect finished (or it was accepted): on the leg's own loop, so no event is missed. */

@@ -2,6 +2,7 @@ package io.tcpopt.common.relay;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,6 +14,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.tcpopt.common.testing.ExceptionsCreated;
@@ -59,6 +61,9 @@ class LegBridgeTest {
   private InetSocketAddress target;
   private volatile Duration idleTimeout = Duration.ofSeconds(30);
   private volatile byte[] preface;
+  /** Connect the server leg on a loop other than the accepted client leg's (a WAN stream's case). */
+  private volatile boolean upstreamOnOtherLoop;
+  private final CompletableFuture<EventLoop> upstreamLoop = new CompletableFuture<>();
   private final Recorder flow = new Recorder();
   /** The last client leg the listener accepted. */
   private final AtomicReference<Channel> clientLeg = new AtomicReference<>();
@@ -120,8 +125,12 @@ class LegBridgeTest {
                 ctx.pipeline().remove(this);
                 Channel client = ctx.channel();
                 clientLeg.set(client);
-                DirectUpstream up = DirectUpstream.over(client.eventLoop(),
-                    Legs.connect(upstream, client.eventLoop(), target, null), "server leg", WATERMARKS,
+                EventLoop loop = client.eventLoop();
+                while (upstreamOnOtherLoop && loop == client.eventLoop()) {
+                  loop = group.next();
+                }
+                upstreamLoop.complete(loop);
+                DirectUpstream up = DirectUpstream.over(loop, Legs.connect(upstream, loop, target, null), "server leg", WATERMARKS,
                     preface == null ? null : Unpooled.wrappedBuffer(preface));
                 LegBridge.start(client.newSucceededFuture(), up, flow, "client leg", idleTimeout);
               }
@@ -295,6 +304,19 @@ class LegBridgeTest {
     }
     assertTrue(clientLeg.get().closeFuture().await(5, TimeUnit.SECONDS), "the client leg is closed");
     assertEquals(answer.length, flow.toLeg.get());
+  }
+
+  /**
+   * A leg accepted on one loop and joined to an upstream on another moves to the upstream's loop
+   * before it is read (no hop per read and write), and the flow is byte-exact both ways with the
+   * half-close and a large late answer.
+   */
+  @Test
+  void aLegOnAnotherLoopMovesToTheUpstreamsLoop() throws Exception {
+    upstreamOnOtherLoop = true;
+    halfClosedClientGetsALargeLateAnswerAndTheFlowCompletes();
+    Channel leg = clientLeg.get();
+    assertSame(upstreamLoop.get(5, TimeUnit.SECONDS), leg.eventLoop(), "the client leg runs on the upstream's loop");
   }
 
   @Test

@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * are used so that {@code net.core.rmem_max}/{@code wmem_max} do not silently cap them. Congestion
  * control and pacing are set on the connected channel by {@link #applyWan} and read back.
  *
- * <p>{@code applyWan} also sets TCP_NOTSENT_LOWAT to {@link #notSentLowWatermark} (an eighth of
- * the send buffer, within [128 KiB, 4 MiB]). Bytes in flight do not count against it, so
+ * <p>{@code applyWan} also sets TCP_NOTSENT_LOWAT to {@link #notSentLowWatermark} (a sixteenth of
+ * the send buffer, a quarter of the bandwidth-delay product, within [128 KiB, 4 MiB]). Bytes in flight do not count against it, so
  * throughput is unchanged, but the kernel stops taking new bytes once that much is unsent: the
  * rest waits in Netty, where the channel turns unwritable and the multiplexer chooses which
  * stream sends next. Without it a 12.5 MB send buffer (250 Mbit/s, 200 ms) could queue 400 ms
@@ -175,9 +176,13 @@ public final class SocketTuning {
     ch.config().setOption(new RawUnixChannelOption("TCP_CONGESTION", IPPROTO_TCP, TCP_CONGESTION, bytes.length), value);
   }
 
-  /** Unsent bytes the kernel may hold per WAN socket: an eighth of the send buffer, within [128 KiB, 4 MiB]. */
+  /**
+   * Unsent bytes the kernel may hold per WAN socket: a sixteenth of the send buffer (a quarter of
+   * the bandwidth-delay product; the same bytes as an eighth of the 2 × BDP buffer before issue 9's
+   * 4 ×), within [128 KiB, 4 MiB].
+   */
   public static long notSentLowWatermark(WanSocketSettings s) {
-    return Math.max(128 * 1024, Math.min(4 * 1024 * 1024, s.sendBufferBytes() / 8));
+    return Math.max(128 * 1024, Math.min(4 * 1024 * 1024, s.sendBufferBytes() / 16));
   }
 
   /** The kernel's TCP_INFO for the channel; empty on NIO, on non-Linux, or once the socket is closed. */
@@ -222,6 +227,51 @@ public final class SocketTuning {
       return bw > 0 ? OptionalLong.of(bw) : OptionalLong.empty();
     } catch (RuntimeException e) {
       return OptionalLong.empty();
+    }
+  }
+
+  /**
+   * BBR's pacing gain on the channel (TCP_CC_INFO, in BBR units: 256 is 1.0; STARTUP 739, DRAIN 88,
+   * PROBE_BW 192–320, PROBE_RTT 256), or empty when the socket does not run BBR or is not epoll.
+   */
+  public static OptionalInt bbrPacingGain(Channel ch) {
+    if (!(ch.config() instanceof EpollChannelConfig) || !ch.isOpen()) {
+      return OptionalInt.empty();
+    }
+    try {
+      ByteBuffer raw = ch.config().getOption(TCP_CC_INFO_READ);
+      if (raw == null || raw.limit() < 16) {
+        return OptionalInt.empty();
+      }
+      return OptionalInt.of(raw.duplicate().order(ByteOrder.nativeOrder()).getInt(12));
+    } catch (RuntimeException e) {
+      return OptionalInt.empty();
+    }
+  }
+
+  /** The channel's pacing cap (SO_MAX_PACING_RATE) in bytes per second, 0 when it has none or it cannot be read. */
+  public static long maxPacingRate(Channel ch) {
+    if (!(ch.config() instanceof EpollChannelConfig) || !ch.isOpen()) {
+      return 0;
+    }
+    try {
+      int raw = ch.config().getOption(SO_MAX_PACING_RATE);
+      return raw == -1 ? 0 : Integer.toUnsignedLong(raw); // ~0U: no cap
+    } catch (RuntimeException e) {
+      return 0;
+    }
+  }
+
+  /** Sets the channel's pacing cap (SO_MAX_PACING_RATE, at most {@link Integer#MAX_VALUE} B/s); returns whether the kernel took it. */
+  public static boolean setMaxPacingRate(Channel ch, long bytesPerSecond) {
+    if (!(ch.config() instanceof EpollChannelConfig) || !ch.isOpen() || bytesPerSecond <= 0) {
+      return false;
+    }
+    try {
+      return ch.config().setOption(SO_MAX_PACING_RATE, (int) Math.min(Integer.MAX_VALUE, bytesPerSecond));
+    } catch (RuntimeException e) {
+      log.debug("cannot set SO_MAX_PACING_RATE {} on {}: {}", bytesPerSecond, ch, reason(e));
+      return false;
     }
   }
 

@@ -31,13 +31,15 @@ public record WanSocketSettings(String congestionControl, int sendBufferBytes, i
   }
 
   /**
-   * Settings for a link of {@code bitsPerSecond} and round-trip time {@code rtt}: the send buffer
-   * twice the bandwidth-delay product (room for BBR's probing and for loss recovery), the receive
-   * buffer four times, clamped to [{@value #MIN_BUFFER}, {@value #MAX_BUFFER}] bytes; pacing capped
-   * at the link rate when {@code pacing} is set. The receiver needs more: Linux advertises only part
-   * of its buffer as window, and during loss recovery the bytes after a hole wait in it too. With
-   * 2 × the BDP of a 250 ms link, a 300 ms path with 0.5% loss spent 10% of a transfer limited by
-   * the receiver's window (issue 9); the memory is taken only while bytes are held.
+   * Settings for a link of {@code bitsPerSecond} and round-trip time {@code rtt}: the send and the
+   * receive buffer four times the bandwidth-delay product, clamped to [{@value #MIN_BUFFER}, {@value
+   * #MAX_BUFFER}] bytes; pacing capped at the link rate when {@code pacing} is set. Loss recovery
+   * needs the room on both sides: a byte after a hole stays in the receiver's buffer and in the
+   * sender's (unacknowledged, though SACKed) until the hole is filled, a round trip later or two
+   * when the retransmission is lost too, and Linux counts each buffer in kernel memory per packet,
+   * not in payload bytes. With 2 × the BDP of a 250 ms link, a 300 ms path with 0.5% loss spent 10%
+   * of a transfer limited by the receiver's window, and with 2% loss (up to 21 MB unacknowledged)
+   * 13% limited by the sender's buffer (issue 9). The memory is taken only while bytes are held.
    */
   public static WanSocketSettings forLink(long bitsPerSecond, Duration rtt, boolean pacing, String congestionControl) {
     if (bitsPerSecond <= 0) {
@@ -47,7 +49,7 @@ public record WanSocketSettings(String congestionControl, int sendBufferBytes, i
       throw new IllegalArgumentException("link rtt must not be negative, got " + rtt);
     }
     long bdp = bandwidthDelayProduct(bitsPerSecond, rtt);
-    return new WanSocketSettings(congestionControl, clampBuffer(2 * bdp), clampBuffer(4 * bdp), pacing ? bitsPerSecond / 8 : 0);
+    return new WanSocketSettings(congestionControl, clampBuffer(4 * bdp), clampBuffer(4 * bdp), pacing ? bitsPerSecond / 8 : 0);
   }
 
   private static int clampBuffer(long bytes) {

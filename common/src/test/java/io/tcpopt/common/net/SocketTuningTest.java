@@ -109,7 +109,7 @@ class SocketTuningTest {
   void unsentBytesInTheKernelAreBounded() throws Exception {
     connectEpoll(BBR_250MBIT_200MS);
     SocketTuning.applyWan(client, BBR_250MBIT_200MS);
-    // 12.5 MB send buffer / 8
+    // 25 MB send buffer / 16: a quarter of the 6.25 MB bandwidth-delay product
     assertEquals(1_562_500L, SocketTuning.notSentLowWatermark(BBR_250MBIT_200MS));
     assertEquals(1_562_500L, client.config().getOption(EpollChannelOption.TCP_NOTSENT_LOWAT));
   }
@@ -148,6 +148,20 @@ class SocketTuningTest {
       Thread.sleep(5);
     }
     assertEquals(2L * size, received.get());
+  }
+
+  @Test
+  void pacingCapIsSetAndReadAndBbrReportsItsGain() throws Exception {
+    assumeTrue(kernelHas("bbr"), "kernel lacks bbr (net.ipv4.tcp_available_congestion_control)");
+    WanSocketSettings uncapped = new WanSocketSettings("bbr", 1 << 20, 1 << 20, 0);
+    connectEpoll(uncapped);
+    SocketTuning.applyWan(client, uncapped);
+    assertEquals(0, SocketTuning.maxPacingRate(client), "no cap configured");
+    int gain = SocketTuning.bbrPacingGain(client).orElseThrow();
+    // STARTUP 739, DRAIN 88, PROBE_BW 192-320, PROBE_RTT 256 (units of 256)
+    assertTrue(gain >= 88 && gain <= 739, "gain " + gain);
+    assertTrue(SocketTuning.setMaxPacingRate(client, 12_345_678));
+    assertEquals(12_345_678, SocketTuning.maxPacingRate(client));
   }
 
   @Test

@@ -8,10 +8,10 @@ import org.junit.jupiter.api.Test;
 
 class WanSocketSettingsTest {
   @Test
-  void sendBufferIsTwiceAndReceiveBufferFourTimesTheBandwidthDelayProduct() {
+  void sendAndReceiveBuffersAreFourTimesTheBandwidthDelayProduct() {
     WanSocketSettings s = WanSocketSettings.forLink(250_000_000L, Duration.ofMillis(200), true, "bbr");
-    // 250 Mbit/s = 31.25 MB/s; x 0.2 s = 6.25 MB; x 2 and x 4
-    assertEquals(12_500_000, s.sendBufferBytes());
+    // 250 Mbit/s = 31.25 MB/s; x 0.2 s = 6.25 MB; x 4
+    assertEquals(25_000_000, s.sendBufferBytes());
     assertEquals(25_000_000, s.receiveBufferBytes());
     assertEquals(31_250_000L, s.pacingRateBytesPerSecond());
     assertEquals("bbr", s.congestionControl());

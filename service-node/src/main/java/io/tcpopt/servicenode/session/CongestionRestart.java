@@ -53,20 +53,32 @@ final class CongestionRestart {
   static final long PROBE_RTT_CWND = 4;
 
   private final String congestionControl;
+  /** The socket's learned pacing cap when its configuration sets none, else null. */
+  private final LearnedPacing pacing;
   private long peak;
   private long lowSince = -1;
   private long lastRestart;
   private long restarts;
 
   CongestionRestart(String congestionControl, long nowNanos) {
+    this(congestionControl, nowNanos, null);
+  }
+
+  CongestionRestart(String congestionControl, long nowNanos, LearnedPacing pacing) {
     this.congestionControl = congestionControl;
+    this.pacing = pacing;
     this.lastRestart = nowNanos - MIN_GAP_NANOS;
   }
 
-  /** A guard for {@code ch} if it runs BBR (read back from the socket), else null. */
+  /**
+   * A guard for {@code ch} if it runs BBR (read back from the socket), else null; with a {@link
+   * LearnedPacing} cap when the socket has no pacing cap of its own.
+   */
   static CongestionRestart forChannel(Channel ch) {
     String cc = SocketTuning.congestionControl(ch);
-    return "bbr".equals(cc) && SocketTuning.bbrBandwidth(ch).isPresent() ? new CongestionRestart(cc, System.nanoTime()) : null;
+    return "bbr".equals(cc) && SocketTuning.bbrBandwidth(ch).isPresent()
+        ? new CongestionRestart(cc, System.nanoTime(), LearnedPacing.forChannel(ch))
+        : null;
   }
 
   long restarts() {
@@ -111,6 +123,9 @@ final class CongestionRestart {
     OptionalLong bw = SocketTuning.bbrBandwidth(ch);
     if (bw.isEmpty()) {
       return;
+    }
+    if (pacing != null) {
+      pacing.check(ch, bw.getAsLong());
     }
     Optional<TcpInfoSnapshot> info = SocketTuning.tcpInfo(ch);
     if (info.isEmpty()) {

@@ -235,15 +235,24 @@ public final class SocketTuning {
    * PROBE_BW 192–320, PROBE_RTT 256), or empty when the socket does not run BBR or is not epoll.
    */
   public static OptionalInt bbrPacingGain(Channel ch) {
+    return bbrInfoField(ch, 12);
+  }
+
+  /** BBR's minimum RTT on the channel in microseconds (TCP_CC_INFO), or empty when the socket does not run BBR or is not epoll. */
+  public static OptionalInt bbrMinRttMicros(Channel ch) {
+    return bbrInfoField(ch, 8);
+  }
+
+  private static OptionalInt bbrInfoField(Channel ch, int offset) {
     if (!(ch.config() instanceof EpollChannelConfig) || !ch.isOpen()) {
       return OptionalInt.empty();
     }
     try {
       ByteBuffer raw = ch.config().getOption(TCP_CC_INFO_READ);
-      if (raw == null || raw.limit() < 16) {
+      if (raw == null || raw.limit() < offset + 4) {
         return OptionalInt.empty();
       }
-      return OptionalInt.of(raw.duplicate().order(ByteOrder.nativeOrder()).getInt(12));
+      return OptionalInt.of(raw.duplicate().order(ByteOrder.nativeOrder()).getInt(offset));
     } catch (RuntimeException e) {
       return OptionalInt.empty();
     }

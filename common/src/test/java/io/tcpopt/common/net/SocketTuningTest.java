@@ -160,6 +160,8 @@ class SocketTuningTest {
     int gain = SocketTuning.bbrPacingGain(client).orElseThrow();
     // STARTUP 739, DRAIN 88, PROBE_BW 192-320, PROBE_RTT 256 (units of 256)
     assertTrue(gain >= 88 && gain <= 739, "gain " + gain);
+    int minRtt = SocketTuning.bbrMinRttMicros(client).orElseThrow();
+    assertTrue(minRtt > 0 && minRtt < 1_000_000, "min RTT " + minRtt + " us on loopback");
     assertTrue(SocketTuning.setMaxPacingRate(client, 12_345_678));
     assertEquals(12_345_678, SocketTuning.maxPacingRate(client));
   }

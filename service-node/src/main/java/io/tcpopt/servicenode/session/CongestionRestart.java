@@ -51,6 +51,17 @@ final class CongestionRestart {
 
   /** BBR's congestion window in PROBE_RTT, in packets. */
   static final long PROBE_RTT_CWND = 4;
+  /**
+   * BBR (v1) enters PROBE_RTT when its minimum RTT is 10 s old; while bytes wait, the congestion
+   * control is restarted this long after BBR's last PROBE_RTT (or restart) instead: see {@link
+   * #refreshDue}.
+   */
+  static final long REFRESH_NANOS = TimeUnit.MILLISECONDS.toNanos(9_000);
+  /**
+   * No refresh while the smoothed RTT exceeds BBR's minimum by more than this factor: the path's RTT
+   * may have grown, and BBR's PROBE_RTT is what learns it (a restart would keep the old minimum).
+   */
+  static final double REFRESH_MAX_RTT_RATIO = 1.25;
 
   private final String congestionControl;
   /** The socket's learned pacing cap when its configuration sets none, else null. */
@@ -59,6 +70,9 @@ final class CongestionRestart {
   private long lowSince = -1;
   private long lastRestart;
   private long restarts;
+  /** When BBR's minimum-RTT filter was last known fresh: its PROBE_RTT seen, a restart, or this guard's start. */
+  private long minRttFresh;
+  private long refreshes;
 
   CongestionRestart(String congestionControl, long nowNanos) {
     this(congestionControl, nowNanos, null);
@@ -68,6 +82,7 @@ final class CongestionRestart {
     this.congestionControl = congestionControl;
     this.pacing = pacing;
     this.lastRestart = nowNanos - MIN_GAP_NANOS;
+    this.minRttFresh = nowNanos;
   }
 
   /**
@@ -83,6 +98,41 @@ final class CongestionRestart {
 
   long restarts() {
     return restarts;
+  }
+
+  long refreshes() {
+    return refreshes;
+  }
+
+  /**
+   * One check for PROBE_RTT: whether bytes wait, BBR's congestion window (packets), the smoothed RTT
+   * and BBR's minimum RTT (microseconds, 0 when unknown). Returns true when the congestion control
+   * should restart now to refresh BBR's minimum RTT.
+   *
+   * <p>BBR (v1) drains the path to 4 packets for 200 ms and a round trip when its minimum RTT was
+   * not undercut for 10 s, which on a busy connection with a steady RTT is every 10 s. At 300 ms that
+   * is about half a second without deliveries every 10 s (issue 9: three in 37 s of transfers at
+   * 300 ms / 0.5% and 2%; a 400 MB transfer can lose no more than 0.6 s to reach 95% of the link).
+   * Linux re-initialises BBR on a restart with the connection's own minimum RTT (tcp_min_rtt, a
+   * 5-minute window) stamped now, and keeps the congestion window; its pacing rate starts from that
+   * window (capped by the socket's pacing cap) and STARTUP sees the full pipe's delivery rate in its
+   * first round trip. So a restart shortly before the 10 s costs a STARTUP that the pacing cap holds
+   * near the link rate, instead of the drain. Only while bytes wait: an idle connection's PROBE_RTT
+   * costs nothing; nor while the smoothed RTT is more than {@link #REFRESH_MAX_RTT_RATIO} times the
+   * minimum, since the kernel's minimum would then hide an RTT that grew. The trade-off: on a busy
+   * connection whose RTT stays near its minimum, BBR no longer drains the path to measure it.
+   */
+  boolean refreshDue(long nowNanos, boolean backlogged, long cwndSegments, long srttMicros, long minRttMicros) {
+    if (cwndSegments > 0 && cwndSegments <= PROBE_RTT_CWND) {
+      minRttFresh = nowNanos;
+      return false;
+    }
+    if (!backlogged || nowNanos - minRttFresh < REFRESH_NANOS || minRttMicros <= 0 || srttMicros > minRttMicros * REFRESH_MAX_RTT_RATIO) {
+      return false;
+    }
+    minRttFresh = nowNanos;
+    refreshes++;
+    return true;
   }
 
   /**
@@ -107,6 +157,7 @@ final class CongestionRestart {
       return false;
     }
     lastRestart = nowNanos;
+    minRttFresh = nowNanos;
     lowSince = -1;
     peak = 0;
     restarts++;
@@ -138,6 +189,11 @@ final class CongestionRestart {
       log.info("WAN socket {}: {} estimate collapsed to {} Mbit/s from {} with bytes waiting; congestion control restarted{} ({} so far)",
           ch, congestionControl, megabits(bw.getAsLong()), megabits(before), ok ? "" : " FAILED, now " + SocketTuning.congestionControl(ch),
           restarts);
+    } else if (refreshDue(System.nanoTime(), waiting, info.get().sendCwndSegments(), info.get().rttMicros(),
+        SocketTuning.bbrMinRttMicros(ch).orElse(0))) {
+      boolean ok = SocketTuning.restartCongestionControl(ch, congestionControl);
+      log.debug("WAN socket {}: {} restarted before its PROBE_RTT with bytes waiting{} ({} so far)", ch, congestionControl,
+          ok ? "" : " FAILED, now " + SocketTuning.congestionControl(ch), refreshes);
     }
   }
 

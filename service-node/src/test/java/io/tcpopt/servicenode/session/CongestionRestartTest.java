@@ -93,4 +93,51 @@ class CongestionRestartTest {
   void unknownEstimatesAreIgnored() {
     assertEquals(-1, ticksUntilRestart(100, true, 0, CWND));
   }
+
+  private static final long RTT = 300_000; // microseconds
+  private static final int REFRESH_TICKS = (int) (CongestionRestart.REFRESH_NANOS / TICK);
+
+  /** Ticks until a refresh is due or {@code ticks} have passed; returns the tick of the refresh or -1. */
+  private int ticksUntilRefresh(int ticks, boolean backlogged, long cwnd, long srtt) {
+    for (int i = 0; i < ticks; i++) {
+      now += TICK;
+      if (restart.refreshDue(now, backlogged, cwnd, srtt, RTT)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  @Test
+  void aBusyConnectionIsRefreshedBeforeItsProbeRttAndAgainAfterEach() {
+    assertEquals(REFRESH_TICKS - 1, ticksUntilRefresh(1000, true, CWND, RTT + 1_500));
+    assertEquals(REFRESH_TICKS - 1, ticksUntilRefresh(1000, true, CWND, RTT + 1_500));
+    assertEquals(2, restart.refreshes());
+  }
+
+  @Test
+  void aProbeRttSeenPostponesTheRefresh() {
+    ticksUntilRefresh(REFRESH_TICKS / 2, true, CWND, RTT);
+    assertEquals(-1, ticksUntilRefresh(1, true, CongestionRestart.PROBE_RTT_CWND, RTT));
+    assertEquals(REFRESH_TICKS - 1, ticksUntilRefresh(1000, true, CWND, RTT), "counted from the PROBE_RTT");
+  }
+
+  @Test
+  void noRefreshWhileIdleOrWhileTheRttIsWellAboveItsMinimum() {
+    assertEquals(-1, ticksUntilRefresh(3 * REFRESH_TICKS, false, CWND, RTT));
+    // the path's RTT may have grown: BBR's own PROBE_RTT must learn it
+    assertEquals(-1, ticksUntilRefresh(3 * REFRESH_TICKS, true, CWND, RTT * 13 / 10));
+    assertEquals(0, ticksUntilRefresh(1, true, CWND, RTT * 12 / 10));
+    // without BBR's minimum nothing is known
+    now += CongestionRestart.REFRESH_NANOS;
+    assertFalse(restart.refreshDue(now, true, CWND, RTT, 0));
+    assertEquals(1, restart.refreshes());
+  }
+
+  @Test
+  void aCollapseRestartAlsoCountsAsARefresh() {
+    ticksUntilRestart(20, true, LINK, CWND);
+    assertTrue(ticksUntilRestart(20, true, LINK / 10, CWND) >= 0);
+    assertEquals(REFRESH_TICKS - 1, ticksUntilRefresh(1000, true, CWND, RTT));
+  }
 }

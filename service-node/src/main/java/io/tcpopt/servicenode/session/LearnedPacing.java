@@ -25,6 +25,12 @@ import org.slf4j.LoggerFactory;
  * about 7 s instead of 3). A configured cap (the link block with {@code pacing: true}) is left as
  * it is.
  *
+ * <p>Not covered: a connection's first STARTUP, which has nothing to learn from yet. BBR leaves
+ * STARTUP only after three round trips without growth that were not application-limited; a node
+ * short of CPU marks many of them so, and a new connection on a lossy 300 ms path was seen to stay
+ * in STARTUP (uncapped, 2.89 times its estimate) for more than 20 s, retransmitting 80,000 packets
+ * in one transfer (issue 9, docs/benchmarks.md).
+ *
  * <p>Confined to the connection's event loop.
  */
 final class LearnedPacing {

@@ -141,7 +141,8 @@ class DataReductionTest {
 
   /**
    * Server side: 'D' (download: the file, written in pieces of a seeded size), 'U' (upload: its
-   * SHA-256 back) or 'E' (echo: every byte back as it comes, until the client's FIN).
+   * SHA-256 back), 'E' (echo: every byte back as it comes, until the client's FIN) or 'W' (the file,
+   * then nothing until the client's FIN: no FIN of its own pushes the file's last bytes).
    */
   private static void serve(Socket s) throws Exception {
     DataInputStream in = new DataInputStream(s.getInputStream());
@@ -151,6 +152,11 @@ class DataReductionTest {
     if (op == 'E') {
       in.transferTo(s.getOutputStream());
       s.shutdownOutput();
+    } else if (op == 'W') {
+      write(s.getOutputStream(), f.bytes(), id);
+      while (in.read() >= 0) {
+        // until the client closes
+      }
     } else if (op == 'D') {
       try {
         write(s.getOutputStream(), f.bytes(), id);
@@ -295,6 +301,27 @@ class DataReductionTest {
         }
         s.shutdownOutput();
         assertEquals(-1, s.getInputStream().read(), "the echo ends with the client's FIN");
+      }
+    }
+  }
+
+  /**
+   * A repeated transfer to a client that reads late: the sender's window fills with references and
+   * waits for the grant the receiver owes, holding the bytes of the chunk not yet ended. Every byte,
+   * the last chunk's included, must arrive while the server still holds its end open.
+   */
+  @Test
+  void aTransferThatWaitsForItsWindowStillDeliversItsLastBytes() throws Exception {
+    pair(memory(64 * MIB), memory(64 * MIB)).mode = DEDUP_ZSTD;
+    File f = new File(101, 8 * MIB, false, 0);
+    download(f); // the branch's cache holds it: the next one crosses as references
+    for (int round = 0; round < 2; round++) {
+      try (Socket s = connect('W', f, nextId.getAndIncrement())) {
+        Thread.sleep(300); // the window fills while the client reads nothing
+        byte[] got = s.getInputStream().readNBytes(f.size());
+        assertEquals(sha256(f.bytes()), sha256(got), "round " + round + ": every byte before any FIN");
+        s.shutdownOutput();
+        assertEquals(-1, s.getInputStream().read(), "the server ends after the client");
       }
     }
   }

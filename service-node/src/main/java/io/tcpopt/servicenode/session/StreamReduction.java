@@ -102,16 +102,21 @@ final class StreamReduction {
     }
   }
 
-  /** Seals the chunks that ended; the open chunk's bytes stay held (see {@link StreamEncoder#flushEnded}). */
+  /** Whether the stream deduplicates (its bytes then wait for a quiet leg, see {@link StreamEncoder#holdsBytes}). */
+  boolean deduplicates() {
+    return mode.deduplication();
+  }
+
+  /** Seals what is written except the open chunk's bytes (see {@link StreamEncoder#flushEnded}). */
   void flushEnded() {
     if (!encoderDone) {
       encoder.flushEnded();
     }
   }
 
-  /** Whether bytes of the open chunk wait for {@link #flush}. */
-  boolean holdsOpenBytes() {
-    return !encoderDone && encoder.holdsOpenBytes();
+  /** Whether written bytes wait for {@link #flush}. */
+  boolean holdsBytes() {
+    return !encoderDone && encoder.holdsBytes();
   }
 
   /** The leg's FIN: the last chunk ends; after {@link #send} the encoder is done (its chunks taken as delivered). */

@@ -170,23 +170,19 @@ public final class StreamEncoder {
   }
 
   /**
-   * Whether written bytes wait for {@link #flush}: ops of a segment not sealed yet, or bytes of the
-   * open chunk. A transport holds them while the leg keeps delivering (see {@code
-   * WanStreamUpstream#flush}): flushed at every read, a repeated transfer would cost a segment
-   * header, a frame and a packet per read, and a partial chunk as a literal, even of a chunk the
-   * peer holds.
-   */
-  public boolean holdsBytes() {
-    return opCount > 0 || openLength > openSent;
-  }
-
-  /**
-   * Seals what is written into segments ready to send, except the bytes of the open chunk: they
-   * wait for the chunk's end (when it may still be a chunk the peer holds) or a {@link #flush}.
+   * Seals every chunk that ended into segments ready to send, but keeps the bytes of the open chunk:
+   * sent now, they would cross as a literal even when the chunk, once it ends, is one the peer holds
+   * (a repeated transfer read in small pieces would cost a partial chunk per read). The caller
+   * {@link #flush}es them once the leg has been quiet a moment.
    */
   public void flushEnded() {
     checkOpen();
     seal();
+  }
+
+  /** Whether bytes of the open chunk wait for {@link #flush} (or for the chunk to end). */
+  public boolean holdsOpenBytes() {
+    return openLength > openSent;
   }
 
   /** The leg sent FIN after the bytes written: the last chunk ends here, then everything is flushed. */

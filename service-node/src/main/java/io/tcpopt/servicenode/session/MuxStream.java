@@ -440,15 +440,6 @@ public final class MuxStream {
     mux.flush();
   }
 
-  /**
-   * Whether the peer owes this stream a grant without more bytes from it: at least a quarter of its
-   * window was written and is not granted back yet, which the receiver grants once it wrote those
-   * bytes to its leg (docs/wire-format.md, "Grants are batched").
-   */
-  boolean grantOwed() {
-    return !removed && peerWindow - sendWindow >= (peerWindow + 3) / 4;
-  }
-
   /** Every byte sent so far was written to the peer's leg: its grants brought the window back. */
   private boolean allSentAcknowledged() {
     return sendWindow == peerWindow;

@@ -102,21 +102,16 @@ final class StreamReduction {
     }
   }
 
-  /** Whether the stream deduplicates (its bytes then wait for a quiet leg, see {@link StreamEncoder#holdsBytes}). */
-  boolean deduplicates() {
-    return mode.deduplication();
-  }
-
-  /** Seals what is written except the open chunk's bytes (see {@link StreamEncoder#flushEnded}). */
+  /** Seals the chunks that ended; the open chunk's bytes stay held (see {@link StreamEncoder#flushEnded}). */
   void flushEnded() {
     if (!encoderDone) {
       encoder.flushEnded();
     }
   }
 
-  /** Whether written bytes wait for {@link #flush}. */
-  boolean holdsBytes() {
-    return !encoderDone && encoder.holdsBytes();
+  /** Whether bytes of the open chunk wait for {@link #flush}. */
+  boolean holdsOpenBytes() {
+    return !encoderDone && encoder.holdsOpenBytes();
   }
 
   /** The leg's FIN: the last chunk ends; after {@link #send} the encoder is done (its chunks taken as delivered). */

@@ -68,18 +68,13 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
   private StreamBudget budget = StreamBudget.UNLIMITED;
   private volatile long wanBytesSent;
   /**
-   * How long bytes the encoder holds wait for the leg's next bytes (data reduction with
-   * deduplication): the latency a message's end gains, at most, on a quiet leg.
+   * How long the open chunk's bytes wait for the leg's next bytes (data reduction with
+   * deduplication): the latency a message's last partial chunk gains, at most.
    */
   static final long TAIL_HOLD_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-  /**
-   * How long the open chunk's bytes may wait while the stream waits for a grant the peer owes: the
-   * bound should a grant not come (a peer with other batching, a slow leg there).
-   */
-  static final long STALL_HOLD_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-  /** When the bridge last flushed while the encoder held bytes. */
+  /** When the bridge last flushed while the open chunk held bytes. */
   private long lastFlushNanos;
-  /** Sends what the encoder holds once the leg is quiet; null when none is due. */
+  /** Sends the held open chunk once the leg is quiet; null when none is due. */
   private ScheduledFuture<?> tailTimer;
   private volatile long wanBytesReceived;
 
@@ -260,15 +255,9 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     if (reduction != null) {
       reduction.write(data);
       if (stream.sendCredit() <= reduction.unsent()) {
-        // The bytes the encoder holds use up the credit: they leave now, or the bridge could wait
-        // for credit that no WINDOW_UPDATE brings. All but the open chunk's when the peer owes a
-        // grant for bytes it has: the chunk may still end as one the peer holds.
-        if (reduction.deduplicates() && stream.grantOwed()) {
-          reduction.flushEnded();
-          holdTail();
-        } else {
-          reduction.flush();
-        }
+        // The bytes the encoder holds use up the credit: flush them now, or the bridge would wait
+        // for credit that no WINDOW_UPDATE brings.
+        reduction.flush();
       }
       wanBytesSent += reduction.send(stream);
       return;
@@ -320,22 +309,20 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
   }
 
   /**
-   * The bridge's read burst ended. With deduplication what the encoder holds (the segment being
-   * built and the open chunk's bytes) leaves only once the leg has been quiet for {@link
-   * #TAIL_HOLD_NANOS}, or sooner when a segment fills or the credit runs out ({@link #send}): sent at
-   * every read burst, a repeated transfer cost a segment header, a frame and a packet per read, and
-   * the open chunk's bytes crossed as a literal even of a chunk the peer holds.
+   * The bridge's read burst ended. With data reduction the chunks that ended leave now, the open
+   * chunk's bytes only once the leg has been quiet for {@link #TAIL_HOLD_NANOS} (or the chunk ends
+   * first, or the credit runs out): in a transfer read in small pieces, each flushed tail would
+   * cross as a literal, even of a chunk the peer holds.
    */
   @Override
   public void flush() {
     if (stream != null && !gone) {
       if (reduction != null) {
-        if (!reduction.deduplicates()) {
-          reduction.flush();
-        } else if (reduction.holdsBytes()) {
+        reduction.flushEnded();
+        wanBytesSent += reduction.send(stream);
+        if (reduction.holdsOpenBytes()) {
           holdTail();
         }
-        wanBytesSent += reduction.send(stream);
       }
       stream.flush();
     }
@@ -348,22 +335,16 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     }
   }
 
-  /**
-   * The hold expired: sends what the encoder holds once the leg has been quiet for {@link
-   * #TAIL_HOLD_NANOS}; while the stream waits for a grant the peer owes (the bridge reads nothing
-   * until it comes), for up to {@link #STALL_HOLD_NANOS}.
-   */
+  /** The hold expired: sends the open chunk's bytes unless the leg flushed again meanwhile (then waits on). */
   private void tailQuiet() {
     tailTimer = null;
     StreamReduction r = reduction;
-    if (stream == null || gone || r == null || !r.holdsBytes()) {
+    if (stream == null || gone || r == null || !r.holdsOpenBytes()) {
       return;
     }
-    boolean stalled = stream.sendCredit() <= r.unsent() && stream.grantOwed();
     long quiet = System.nanoTime() - lastFlushNanos;
-    long hold = stalled ? STALL_HOLD_NANOS : TAIL_HOLD_NANOS;
-    if (quiet < hold) {
-      tailTimer = loop.schedule(this::tailQuiet, Math.min(hold - quiet, TAIL_HOLD_NANOS), TimeUnit.NANOSECONDS);
+    if (quiet < TAIL_HOLD_NANOS) {
+      tailTimer = loop.schedule(this::tailQuiet, TAIL_HOLD_NANOS - quiet, TimeUnit.NANOSECONDS);
       return;
     }
     r.flush();

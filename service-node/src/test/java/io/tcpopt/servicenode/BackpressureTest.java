@@ -54,10 +54,7 @@ class BackpressureTest {
 
   @AfterAll
   static void stop() throws Exception {
-    if (nodes != null) {
-      nodes.close();
-    }
-    server.close();
+    TestNodes.closeAll(nodes, server);
   }
 
   @Test

@@ -46,10 +46,7 @@ class HostilePeerTest {
 
   @AfterAll
   static void stop() throws Exception {
-    if (nodes != null) {
-      nodes.close();
-    }
-    server.close();
+    TestNodes.closeAll(nodes, server);
   }
 
   private static void normalFlowWorks() throws Exception {

@@ -65,10 +65,7 @@ class RequestAndFinTest {
 
   @AfterAll
   static void stop() throws Exception {
-    if (nodes != null) {
-      nodes.close();
-    }
-    server.close();
+    TestNodes.closeAll(nodes, server);
   }
 
   @Test

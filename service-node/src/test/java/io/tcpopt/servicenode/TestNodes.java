@@ -162,4 +162,17 @@ final class TestNodes implements AutoCloseable {
       dc.close();
     }
   }
+
+  /** A test class's teardown: the nodes (null when their start failed), then the servers behind them. */
+  static void closeAll(TestNodes nodes, AutoCloseable... servers) throws Exception {
+    try {
+      if (nodes != null) {
+        nodes.close();
+      }
+    } finally {
+      for (AutoCloseable s : servers) {
+        s.close();
+      }
+    }
+  }
 }

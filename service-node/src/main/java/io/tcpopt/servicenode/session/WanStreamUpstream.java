@@ -67,6 +67,7 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
   /** Where the stream reserves its windows' growth; handed to the stream once it exists. */
   private StreamBudget budget = StreamBudget.UNLIMITED;
   private volatile long wanBytesSent;
+  private volatile long wanBytesReceived;
   /**
    * How long the open chunk's bytes wait for the leg's next bytes (data reduction with
    * deduplication): the latency a message's last partial chunk gains, at most.
@@ -76,7 +77,6 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
   private long lastFlushNanos;
   /** Sends the held open chunk once the leg is quiet; null when none is due. */
   private ScheduledFuture<?> tailTimer;
-  private volatile long wanBytesReceived;
 
   /** Opening-side state, dropped once the OPEN is out. */
   private static final class Opening {
@@ -317,15 +317,22 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
   @Override
   public void flush() {
     if (stream != null && !gone) {
-      if (reduction != null) {
-        reduction.flushEnded();
-        wanBytesSent += reduction.send(stream);
-        if (reduction.holdsOpenBytes()) {
-          holdTail();
-        }
+      if (reduction == null) {
+        stream.flush();
+        return;
       }
-      stream.flush();
+      reduction.flushEnded();
+      if (reduction.holdsOpenBytes()) {
+        holdTail();
+      }
+      sendReduced();
     }
+  }
+
+  /** Sends the chunks the encoder sealed and flushes the stream. */
+  private void sendReduced() {
+    wanBytesSent += reduction.send(stream);
+    stream.flush();
   }
 
   private void holdTail() {
@@ -348,8 +355,14 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
       return;
     }
     r.flush();
-    wanBytesSent += r.send(stream);
-    stream.flush();
+    sendReduced();
+  }
+
+  private void cancelTail() {
+    if (tailTimer != null) {
+      tailTimer.cancel(false);
+      tailTimer = null;
+    }
   }
 
   @Override
@@ -361,6 +374,7 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
       return loop.newFailedFuture(new IllegalStateException("stream reset"));
     }
     if (reduction != null) {
+      cancelTail();
       reduction.finish();
       wanBytesSent += reduction.send(stream);
       reduction.closeEncoder(true);
@@ -396,6 +410,7 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
       firstBytes = null;
     }
     if (reduction != null) {
+      cancelTail();
       reduction.close(false);
     }
     failEnd(reason);
@@ -532,6 +547,7 @@ public final class WanStreamUpstream implements Upstream, StreamHandler {
     }
     gone = true;
     if (reduction != null) {
+      cancelTail();
       reduction.close(false);
     }
     if (listener != null) {

@@ -117,6 +117,15 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
   static final long MIN_INITIAL_WINDOW = 16 * 1024;
   /** A derived stream window never exceeds the budget's share for this many optimized flows. */
   static final int MIN_FULL_WINDOW_FLOWS = 8;
+  /**
+   * The default stream window in bandwidth-delay products. A stream's credit comes back only once
+   * its bytes reached the receiving leg in order, so a hole in the WAN connection (a lost packet:
+   * two round trips until the bytes behind it are delivered and granted, one more per lost
+   * retransmission) holds every stream's credit meanwhile; with a window of one BDP the four
+   * streams of the 300 ms / 2% row ran out of credit with 25 MB unacknowledged and the DC sat idle
+   * for a third of a second at a time (issue 9). The window only grows while a flow uses it.
+   */
+  static final int DEFAULT_WINDOW_BDPS = 4;
 
   /**
    * Client-address transparency ({@code client-address:}), per peer site; {@value #ANY_SITE} names
@@ -232,8 +241,8 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
   }
 
   /**
-   * The stream receive window: {@code wan.stream-window} when set, else the link's bandwidth-delay
-   * product (at least 1 MiB) — either way capped so that the budget holds at least {@value
+   * The stream receive window: {@code wan.stream-window} when set, else {@value
+   * #DEFAULT_WINDOW_BDPS} times the link's bandwidth-delay product (at least 1 MiB) — either way capped so that the budget holds at least {@value
    * #MIN_FULL_WINDOW_FLOWS} optimized flows whose windows all grew to the full. An explicit window too large for
    * that is an error naming both settings.
    */
@@ -251,7 +260,7 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
       }
       return window;
     }
-    long bdp = Math.min(1L << 30, Math.max(1L << 20, link.bdpBytes())); // default max(1MiB, bandwidth x rtt)
+    long bdp = Math.min(1L << 30, Math.max(1L << 20, DEFAULT_WINDOW_BDPS * link.bdpBytes())); // default max(1MiB, 4 x bandwidth x rtt)
     return Math.max(MIN_WINDOW, Math.min(bdp, perFlowBudget));
   }
 
@@ -288,7 +297,7 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     if (keepalive.compareTo(Duration.ofMillis(100)) < 0 || keepalive.compareTo(Duration.ofMinutes(10)) > 0) {
       throw new ConfigException(w.path() + ".keepalive", "must be between 100ms and 10m");
     }
-    long window = streamWindow(w, link, flows); // default max(1MiB, bandwidth x rtt), within the buffer budget
+    long window = streamWindow(w, link, flows); // default max(1MiB, 4 x bandwidth x rtt), within the buffer budget
     long initialWindow = w.bytes("initial-stream-window", Math.min(DEFAULT_INITIAL_WINDOW, window)); // default 64KiB: windows grow from it
     if (initialWindow < MIN_INITIAL_WINDOW || initialWindow > window) {
       throw new ConfigException(w.path() + ".initial-stream-window", "must be between 16KiB and stream-window (" + window + "), got " + initialWindow);

@@ -27,7 +27,7 @@ class ServiceNodeConfigTest {
     assertEquals(1, c.wan().connections());
     assertEquals("bbr", c.wan().congestionControl());
     assertEquals(Duration.ofSeconds(5), c.wan().keepalive());
-    assertEquals(250_000_000L / 8 / 5, c.wan().streamWindow(), "default window = bandwidth x rtt");
+    assertEquals(fitted(c, 4 * (250_000_000L / 8 / 5)), c.wan().streamWindow(), "default window = 4 x bandwidth x rtt");
     assertEquals(64 * 1024, c.wan().maxFrameSize());
     assertEquals(4096, c.wan().maxStreams());
     assertEquals(Duration.ofMillis(2), c.wan().openCoalescing());
@@ -63,7 +63,8 @@ class ServiceNodeConfigTest {
     assertTrue(chosen.clientAddress().allows("branch-2"));
     assertFalse(chosen.clientAddress().allows("branch-3"));
     assertTrue(TestNodes.config(BASE + "  client-address: { allow: ['*'] }\n", "b", "branch").clientAddress().allows("anywhere"));
-    assertEquals(6_250_000, TestNodes.config(BASE, "b", "branch").wan().streamWindow(), "default link 1Gbit x 50ms");
+    ServiceNodeConfig noLink = TestNodes.config(BASE, "b", "branch");
+    assertEquals(fitted(noLink, 4 * 6_250_000), noLink.wan().streamWindow(), "default link 1Gbit x 50ms");
     assertEquals(1 << 20, TestNodes.config(BASE + "    link: { bandwidth: 10Mbit, rtt: 10ms }\n", "b", "branch").wan().streamWindow(),
         "window at least 1MiB");
   }
@@ -91,6 +92,16 @@ class ServiceNodeConfigTest {
     assertEquals(one.sendBufferBytes(), four.sendBufferBytes(), "each connection's buffers still fit the whole link");
     assertEquals(0, WanTuning.settings(TestNodes.config(BASE + "    link: { bandwidth: 600Mbit, rtt: 100ms }\n    connections: 4\n", "b", "branch")
         .wan()).pacingRateBytesPerSecond(), "no pacing cap without pacing: true");
+  }
+
+  /**
+   * {@code window} as the derived default leaves it in the budget of {@code c} (this JVM's memory
+   * sets the default budget): room for 8 flows at their full window, send queue and leg read.
+   */
+  private static long fitted(ServiceNodeConfig c, long window) {
+    long perFlow = io.tcpopt.servicenode.admission.BufferBudget.optimizedShare(c.flows().bufferBudget()) / ServiceNodeConfig.MIN_FULL_WINDOW_FLOWS
+        - io.tcpopt.servicenode.admission.BufferBudget.optimizedFlowBytes(io.tcpopt.servicenode.session.MuxStream.SEND_QUEUE_LIMIT);
+    return Math.max(64 * 1024, Math.min(window, perFlow));
   }
 
   @Test

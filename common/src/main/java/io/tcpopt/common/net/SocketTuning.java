@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * are used so that {@code net.core.rmem_max}/{@code wmem_max} do not silently cap them. Congestion
  * control and pacing are set on the connected channel by {@link #applyWan} and read back.
  *
- * <p>{@code applyWan} also sets TCP_NOTSENT_LOWAT to {@link #notSentLowWatermark} (a sixteenth of
- * the send buffer, a quarter of the bandwidth-delay product, within [128 KiB, 4 MiB]). Bytes in flight do not count against it, so
+ * <p>{@code applyWan} also sets TCP_NOTSENT_LOWAT to {@link #notSentLowWatermark} (a
+ * quarter of the bandwidth-delay product, within [128 KiB, 4 MiB]). Bytes in flight do not count against it, so
  * throughput is unchanged, but the kernel stops taking new bytes once that much is unsent: the
  * rest waits in Netty, where the channel turns unwritable and the multiplexer chooses which
  * stream sends next. Without it a 12.5 MB send buffer (250 Mbit/s, 200 ms) could queue 400 ms
@@ -177,12 +177,11 @@ public final class SocketTuning {
   }
 
   /**
-   * Unsent bytes the kernel may hold per WAN socket: a sixteenth of the send buffer (a quarter of
-   * the bandwidth-delay product; the same bytes as an eighth of the 2 × BDP buffer before issue 9's
-   * 4 ×), within [128 KiB, 4 MiB].
+   * Unsent bytes the kernel may hold per WAN socket: a quarter of the bandwidth-delay product (the
+   * send buffer is {@link WanSocketSettings#BDP_MULTIPLE} of them), within [128 KiB, 4 MiB].
    */
   public static long notSentLowWatermark(WanSocketSettings s) {
-    return Math.max(128 * 1024, Math.min(4 * 1024 * 1024, s.sendBufferBytes() / 16));
+    return Math.max(128 * 1024, Math.min(4 * 1024 * 1024, s.sendBufferBytes() / (4L * WanSocketSettings.BDP_MULTIPLE)));
   }
 
   /** The kernel's TCP_INFO for the channel; empty on NIO, on non-Linux, or once the socket is closed. */

@@ -16,6 +16,8 @@ public record WanSocketSettings(String congestionControl, int sendBufferBytes, i
   public static final int MIN_BUFFER = 256 * 1024;
   /** Largest buffer ever requested: 64 MiB. */
   public static final int MAX_BUFFER = 64 * 1024 * 1024;
+  /** Both buffers are this many bandwidth-delay products (clamped): see {@link #forLink}. */
+  public static final int BDP_MULTIPLE = 8;
 
   public WanSocketSettings {
     Objects.requireNonNull(congestionControl, "congestionControl");
@@ -32,14 +34,18 @@ public record WanSocketSettings(String congestionControl, int sendBufferBytes, i
 
   /**
    * Settings for a link of {@code bitsPerSecond} and round-trip time {@code rtt}: the send and the
-   * receive buffer four times the bandwidth-delay product, clamped to [{@value #MIN_BUFFER}, {@value
-   * #MAX_BUFFER}] bytes; pacing capped at the link rate when {@code pacing} is set. Loss recovery
-   * needs the room on both sides: a byte after a hole stays in the receiver's buffer and in the
-   * sender's (unacknowledged, though SACKed) until the hole is filled, a round trip later or two
-   * when the retransmission is lost too, and Linux counts each buffer in kernel memory per packet,
-   * not in payload bytes. With 2 × the BDP of a 250 ms link, a 300 ms path with 0.5% loss spent 10%
-   * of a transfer limited by the receiver's window, and with 2% loss (up to 21 MB unacknowledged)
-   * 13% limited by the sender's buffer (issue 9). The memory is taken only while bytes are held.
+   * receive buffer {@value #BDP_MULTIPLE} times the bandwidth-delay product, clamped to [{@value
+   * #MIN_BUFFER}, {@value #MAX_BUFFER}] bytes; pacing capped at the link rate when {@code pacing} is
+   * set. Loss recovery needs the room on both sides: a byte after a hole stays in the receiver's
+   * buffer and in the sender's (unacknowledged, though SACKed) until the hole is filled, and Linux
+   * counts each buffer in kernel memory per packet, not in payload bytes. With random loss a hole
+   * lasts two round trips (the loss seen a round trip later, the retransmission half a round trip
+   * after that, its acknowledgement another half) and one more for every retransmission lost too;
+   * at 2% loss and 300 ms some retransmission is lost in almost every round trip, so the sender
+   * needs 3.5-4.5 × the BDP unacknowledged to keep sending through them (issue 9). The receive
+   * buffer also fixes the window scale at the SYN: Linux advertises about half of it, and 4 × a
+   * 250 ms BDP (31.25 MB asked) gave a scale of 9, a window of at most 32 MiB, which the 300 ms /
+   * 2% row hit in every hole. The memory is taken only while bytes are held.
    */
   public static WanSocketSettings forLink(long bitsPerSecond, Duration rtt, boolean pacing, String congestionControl) {
     if (bitsPerSecond <= 0) {
@@ -49,7 +55,7 @@ public record WanSocketSettings(String congestionControl, int sendBufferBytes, i
       throw new IllegalArgumentException("link rtt must not be negative, got " + rtt);
     }
     long bdp = bandwidthDelayProduct(bitsPerSecond, rtt);
-    return new WanSocketSettings(congestionControl, clampBuffer(4 * bdp), clampBuffer(4 * bdp), pacing ? bitsPerSecond / 8 : 0);
+    return new WanSocketSettings(congestionControl, clampBuffer(BDP_MULTIPLE * bdp), clampBuffer(BDP_MULTIPLE * bdp), pacing ? bitsPerSecond / 8 : 0);
   }
 
   private static int clampBuffer(long bytes) {

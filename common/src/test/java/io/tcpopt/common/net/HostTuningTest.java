@@ -51,8 +51,8 @@ class HostTuningTest {
     List<String> left = HostTuning.apply(proc, S, true, false);
 
     assertEquals("0", read("net.ipv4.tcp_slow_start_after_idle"));
-    // The receive buffer is 4 x the BDP (25 MB at 250 Mbit/s and 200 ms), more than the send buffer's 2 x.
-    assertEquals(25_000_000, S.receiveBufferBytes());
+    // The receive buffer is 8 x the BDP (50 MB at 250 Mbit/s and 200 ms).
+    assertEquals(50_000_000, S.receiveBufferBytes());
     assertEquals("4096\t131072\t" + S.receiveBufferBytes(), read("net.ipv4.tcp_rmem"));
     assertEquals(String.valueOf(S.receiveBufferBytes()), read("net.core.rmem_max"));
     assertEquals("134217728", read("net.core.wmem_max"));

@@ -8,11 +8,11 @@ import org.junit.jupiter.api.Test;
 
 class WanSocketSettingsTest {
   @Test
-  void sendAndReceiveBuffersAreFourTimesTheBandwidthDelayProduct() {
+  void sendAndReceiveBuffersAreEightTimesTheBandwidthDelayProduct() {
     WanSocketSettings s = WanSocketSettings.forLink(250_000_000L, Duration.ofMillis(200), true, "bbr");
-    // 250 Mbit/s = 31.25 MB/s; x 0.2 s = 6.25 MB; x 4
-    assertEquals(25_000_000, s.sendBufferBytes());
-    assertEquals(25_000_000, s.receiveBufferBytes());
+    // 250 Mbit/s = 31.25 MB/s; x 0.2 s = 6.25 MB; x 8
+    assertEquals(50_000_000, s.sendBufferBytes());
+    assertEquals(50_000_000, s.receiveBufferBytes());
     assertEquals(31_250_000L, s.pacingRateBytesPerSecond());
     assertEquals("bbr", s.congestionControl());
   }

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * TCP_INFO is read. When the node held bytes the kernel refused ({@code backlogged}) for longer
  * than two round trips, yet the kernel's last delivery-rate sample says the sender was
  * application-limited or the kernel has nothing unsent, the kernel ran dry while the node held bytes for it: the event loop was
- * late, and the limit doubles (up to the ceiling the socket tuning set, a sixteenth of the send
+ * late, and the limit doubles (up to the ceiling the socket tuning set, a thirty-second of the send
  * buffer, a quarter of the BDP). After a second of backlog without that, it halves again, down to the floor. On a node
  * that keeps up the limit stays at the floor; on a starved one it grows until bulk is no longer
  * held back, and the interactive latency is what the starvation allows. A congestion window at its

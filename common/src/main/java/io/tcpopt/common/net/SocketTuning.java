@@ -335,7 +335,11 @@ public final class SocketTuning {
         u64(b, 160), // tcpi_delivery_rate
         u64(b, 120), // tcpi_bytes_acked
         u32(b, 144), // tcpi_notsent_bytes
-        b.limit() > 7 && (b.get(7) & 1) != 0); // tcpi_delivery_rate_app_limited, the low bit after the wscale byte
+        b.limit() > 7 && (b.get(7) & 1) != 0, // tcpi_delivery_rate_app_limited, the low bit after the wscale byte
+        b.limit() > 1 ? b.get(1) & 0xff : TcpInfoSnapshot.CA_OPEN, // tcpi_ca_state
+        // tcp_packets_in_flight: tcpi_unacked - tcpi_sacked - tcpi_lost + tcpi_retrans
+        Math.max(0, u32(b, 24) - u32(b, 28) - u32(b, 32) + u32(b, 36)),
+        u32(b, 16)); // tcpi_snd_mss
   }
 
   private static long u32(ByteBuffer b, int offset) {

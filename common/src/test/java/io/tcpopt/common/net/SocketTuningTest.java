@@ -106,10 +106,39 @@ class SocketTuningTest {
   }
 
   @Test
+  void tcpInfoIsDecodedWithTheCongestionStateAndTheSegmentsInFlight() {
+    java.nio.ByteBuffer raw = java.nio.ByteBuffer.allocate(232).order(java.nio.ByteOrder.nativeOrder());
+    raw.put(1, (byte) TcpInfoSnapshot.CA_RECOVERY);
+    raw.put(7, (byte) 1); // delivery_rate_app_limited
+    raw.putInt(16, 1448); // snd_mss
+    raw.putInt(24, 17_000); // unacked
+    raw.putInt(28, 11_000); // sacked
+    raw.putInt(32, 150); // lost
+    raw.putInt(36, 100); // retrans
+    raw.putInt(68, 301_000); // rtt
+    raw.putInt(80, 12_500); // snd_cwnd
+    raw.putInt(144, 65_536); // notsent_bytes
+    raw.putLong(160, 30_000_000L); // delivery_rate
+    TcpInfoSnapshot i = SocketTuning.parseTcpInfo(raw);
+    assertEquals(TcpInfoSnapshot.CA_RECOVERY, i.caState());
+    assertEquals(17_000 - 11_000 - 150 + 100, i.inFlightSegments());
+    assertEquals(1448, i.sendMss());
+    assertEquals(301_000, i.rttMicros());
+    assertEquals(12_500, i.sendCwndSegments());
+    assertEquals(65_536, i.notSentBytes());
+    assertEquals(30_000_000L, i.deliveryRateBytesPerSecond());
+    assertTrue(i.deliveryRateAppLimited());
+    // an older kernel's shorter struct: the fields it lacks read as 0
+    TcpInfoSnapshot old = SocketTuning.parseTcpInfo(java.nio.ByteBuffer.allocate(104).order(java.nio.ByteOrder.nativeOrder()).put(1, (byte) 0));
+    assertEquals(TcpInfoSnapshot.CA_OPEN, old.caState());
+    assertEquals(0, old.notSentBytes());
+  }
+
+  @Test
   void unsentBytesInTheKernelAreBounded() throws Exception {
     connectEpoll(BBR_250MBIT_200MS);
     SocketTuning.applyWan(client, BBR_250MBIT_200MS);
-    // 25 MB send buffer / 16: a quarter of the 6.25 MB bandwidth-delay product
+    // 50 MB send buffer / 32: a quarter of the 6.25 MB bandwidth-delay product
     assertEquals(1_562_500L, SocketTuning.notSentLowWatermark(BBR_250MBIT_200MS));
     assertEquals(1_562_500L, client.config().getOption(EpollChannelOption.TCP_NOTSENT_LOWAT));
   }

@@ -62,6 +62,8 @@ final class CongestionRestart {
    * may have grown, and BBR's PROBE_RTT is what learns it (a restart would keep the old minimum).
    */
   static final double REFRESH_MAX_RTT_RATIO = 1.25;
+  /** In loss recovery, a refresh waits until this fraction of a bandwidth-delay product is in flight: see {@link #keepsWindow}. */
+  static final double REFRESH_MIN_PIPE = 0.75;
 
   private final String congestionControl;
   /** The socket's learned pacing cap when its configuration sets none, else null. */
@@ -73,6 +75,7 @@ final class CongestionRestart {
   /** When BBR's minimum-RTT filter was last known fresh: its PROBE_RTT seen, a restart, or this guard's start. */
   private long minRttFresh;
   private long refreshes;
+  private long deferredRefreshes;
 
   CongestionRestart(String congestionControl, long nowNanos) {
     this(congestionControl, nowNanos, null);
@@ -90,9 +93,18 @@ final class CongestionRestart {
    * LearnedPacing} cap when the socket has no pacing cap of its own.
    */
   static CongestionRestart forChannel(Channel ch) {
+    return forChannel(ch, null, null);
+  }
+
+  /**
+   * As {@link #forChannel(Channel)} for a connection of node {@code local} to peer {@code peer}: a
+   * learned pacing cap starts from the one learned on the node's last connection to that peer
+   * ({@link LearnedPacing#forChannel(Channel, String, String)}).
+   */
+  static CongestionRestart forChannel(Channel ch, String local, String peer) {
     String cc = SocketTuning.congestionControl(ch);
     return "bbr".equals(cc) && SocketTuning.bbrBandwidth(ch).isPresent()
-        ? new CongestionRestart(cc, System.nanoTime(), LearnedPacing.forChannel(ch))
+        ? new CongestionRestart(cc, System.nanoTime(), local == null ? LearnedPacing.forChannel(ch) : LearnedPacing.forChannel(ch, local, peer))
         : null;
   }
 
@@ -102,6 +114,33 @@ final class CongestionRestart {
 
   long refreshes() {
     return refreshes;
+  }
+
+  /** Ticks on which a refresh was due but waited because a restart would have cut the window. */
+  long deferredRefreshes() {
+    return deferredRefreshes;
+  }
+
+  /**
+   * Whether restarting BBR now keeps its congestion window. Linux's BBR starts a restarted
+   * connection as if it had just entered the loss recovery it is in: in recovery ({@code caState}
+   * CWR, Recovery or Loss) its first ACK sets the window to the segments in flight, which can be a
+   * fraction of it. At 300 ms / 2% loss the connection is in recovery almost always, and refreshes
+   * taken at a lull cut the window from 12,282 to 3,190 and from 12,048 to 1,042 segments, each
+   * followed by a second or more at half the link rate (issue 9). So a restart in recovery is taken
+   * only while at least {@link #REFRESH_MIN_PIPE} of a bandwidth-delay product ({@code bandwidth}
+   * bytes/s × {@code minRttMicros}) is in flight: STARTUP then regrows the window from a nearly full
+   * pipe within a round trip. (BBR paces at its estimate, so outside its probes about one BDP is in
+   * flight.)
+   */
+  static boolean keepsWindow(int caState, long inFlightSegments, long mss, long bandwidth, long minRttMicros) {
+    if (caState < TcpInfoSnapshot.CA_CWR) {
+      return true;
+    }
+    if (mss <= 0 || bandwidth <= 0 || minRttMicros <= 0) {
+      return false;
+    }
+    return (double) inFlightSegments * mss >= REFRESH_MIN_PIPE * bandwidth * minRttMicros / 1e6;
   }
 
   /**
@@ -123,11 +162,25 @@ final class CongestionRestart {
    * connection whose RTT stays near its minimum, BBR no longer drains the path to measure it.
    */
   boolean refreshDue(long nowNanos, boolean backlogged, long cwndSegments, long srttMicros, long minRttMicros) {
+    return refreshDue(nowNanos, backlogged, cwndSegments, srttMicros, minRttMicros, true);
+  }
+
+  /**
+   * As {@link #refreshDue(long, boolean, long, long, long)}, and {@code keepsWindow}: whether a
+   * restart now would leave BBR a full pipe (see {@link #keepsWindow}); when it would not, the
+   * refresh waits for a tick when it does (the refresh comes 1 s before BBR's own PROBE_RTT: 20
+   * ticks to find one), and otherwise BBR's PROBE_RTT happens.
+   */
+  boolean refreshDue(long nowNanos, boolean backlogged, long cwndSegments, long srttMicros, long minRttMicros, boolean keepsWindow) {
     if (cwndSegments > 0 && cwndSegments <= PROBE_RTT_CWND) {
       minRttFresh = nowNanos;
       return false;
     }
     if (!backlogged || nowNanos - minRttFresh < REFRESH_NANOS || minRttMicros <= 0 || srttMicros > minRttMicros * REFRESH_MAX_RTT_RATIO) {
+      return false;
+    }
+    if (!keepsWindow) {
+      deferredRefreshes++;
       return false;
     }
     minRttFresh = nowNanos;
@@ -189,11 +242,15 @@ final class CongestionRestart {
       log.info("WAN socket {}: {} estimate collapsed to {} Mbit/s from {} with bytes waiting; congestion control restarted{} ({} so far)",
           ch, congestionControl, megabits(bw.getAsLong()), megabits(before), ok ? "" : " FAILED, now " + SocketTuning.congestionControl(ch),
           restarts);
-    } else if (refreshDue(System.nanoTime(), waiting, info.get().sendCwndSegments(), info.get().rttMicros(),
-        SocketTuning.bbrMinRttMicros(ch).orElse(0))) {
+      return;
+    }
+    TcpInfoSnapshot i = info.get();
+    long minRtt = SocketTuning.bbrMinRttMicros(ch).orElse(0);
+    if (refreshDue(System.nanoTime(), waiting, i.sendCwndSegments(), i.rttMicros(), minRtt,
+        keepsWindow(i.caState(), i.inFlightSegments(), i.sendMss(), bw.getAsLong(), minRtt))) {
       boolean ok = SocketTuning.restartCongestionControl(ch, congestionControl);
-      log.debug("WAN socket {}: {} restarted before its PROBE_RTT with bytes waiting{} ({} so far)", ch, congestionControl,
-          ok ? "" : " FAILED, now " + SocketTuning.congestionControl(ch), refreshes);
+      log.debug("WAN socket {}: {} restarted before its PROBE_RTT with bytes waiting{} ({} so far, {} ticks waited for a full pipe)", ch,
+          congestionControl, ok ? "" : " FAILED, now " + SocketTuning.congestionControl(ch), refreshes, deferredRefreshes);
     }
   }
 

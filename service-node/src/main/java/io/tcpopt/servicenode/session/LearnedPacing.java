@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * about 7 s instead of 3). A configured cap (the link block with {@code pacing: true}) is left as
  * it is.
  *
- * <p>Not covered: a connection's first STARTUP, which has nothing to learn from yet. BBR leaves
+ * <p>A peer's next connection starts with the cap learned here ({@link LearnedRates}). Not covered: a
+ * node's first connection to a peer, whose first STARTUP has nothing to learn from yet. BBR leaves
  * STARTUP only after three round trips without growth that were not application-limited; a node
  * short of CPU marks many of them so, and a new connection on a lossy 300 ms path was seen to stay
  * in STARTUP (uncapped, 2.89 times its estimate) for more than 20 s, retransmitting 80,000 packets
@@ -45,6 +46,23 @@ final class LearnedPacing {
 
   private long largest;
   private long cap;
+  /** Where each cap applied is recorded for the peer's next connection, or null. */
+  private final java.util.function.LongConsumer remember;
+
+  LearnedPacing() {
+    this(0, null);
+  }
+
+  /**
+   * A learner whose socket starts capped at {@code startCap} (0: uncapped until BBR leaves STARTUP),
+   * the cap a previous connection to the same peer learned ({@link LearnedRates}); every cap it
+   * applies goes to {@code remember} (may be null). The first estimate outside STARTUP replaces the
+   * carried cap, up or down, like any estimate that moves it by more than {@link #MIN_CHANGE}.
+   */
+  LearnedPacing(long startCap, java.util.function.LongConsumer remember) {
+    this.cap = Math.max(0, startCap);
+    this.remember = remember;
+  }
 
   /** The cap applied, bytes per second; 0 before the first. */
   long cap() {
@@ -65,12 +83,33 @@ final class LearnedPacing {
       return 0;
     }
     cap = wanted;
+    if (remember != null) {
+      remember.accept(cap);
+    }
     return cap;
   }
 
   /** A learner for {@code ch} if it runs BBR with no pacing cap of its own, else null. */
   static LearnedPacing forChannel(Channel ch) {
     return SocketTuning.maxPacingRate(ch) == 0 ? new LearnedPacing() : null;
+  }
+
+  /**
+   * As {@link #forChannel(Channel)} for a connection of node {@code local} to peer {@code peer}: the
+   * socket starts with the cap the node last learned to that peer ({@link LearnedRates}), and the
+   * caps learned here are remembered for the peer's next connection.
+   */
+  static LearnedPacing forChannel(Channel ch, String local, String peer) {
+    if (SocketTuning.maxPacingRate(ch) != 0) {
+      return null;
+    }
+    long carried = LearnedRates.recall(local, peer, System.nanoTime());
+    if (carried > 0 && SocketTuning.setMaxPacingRate(ch, carried)) {
+      log.info("WAN socket {}: starts with the pacing cap learned on an earlier connection to {}: {} Mbit/s", ch, peer, megabits(carried));
+    } else {
+      carried = 0;
+    }
+    return new LearnedPacing(carried, cap -> LearnedRates.remember(local, peer, cap, System.nanoTime()));
   }
 
   /** Reads the socket's estimate and gain and moves its cap when {@link #observe} says so. */

@@ -763,7 +763,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     long interval = local.keepalive().toNanos();
     keepaliveTimer = ctx.executor().scheduleAtFixedRate(this::keepalive, 0, interval, TimeUnit.NANOSECONDS);
     up = true;
-    unsentLimit = UnsentLimit.start(ctx.channel(), this::holdsBytes, CongestionRestart.forChannel(ctx.channel()));
+    unsentLimit = UnsentLimit.start(ctx.channel(), this::holdsBytes, CongestionRestart.forChannel(ctx.channel(), local.name(), hello.name()));
     log.info("session {} peer {} (site {}, {}) over {} -> {}", dialler ? "to" : "from", hello.name(), peerSite,
         tls == null ? "plaintext, unauthenticated" : "TLS identity " + identity, ctx.channel().localAddress(), ctx.channel().remoteAddress());
     local.reduction().sessionUp(this);

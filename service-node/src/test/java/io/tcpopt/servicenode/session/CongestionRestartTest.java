@@ -135,6 +135,38 @@ class CongestionRestartTest {
   }
 
   @Test
+  void inLossRecoveryTheRefreshWaitsForAFullPipe() {
+    // 300 ms x 30 MB/s = 9 MB: 6,215 segments of 1448 bytes
+    long bdpSegments = LINK * RTT / 1_000_000 / 1448;
+    assertTrue(CongestionRestart.keepsWindow(io.tcpopt.common.net.TcpInfoSnapshot.CA_OPEN, 10, 1448, LINK, RTT), "open: nothing is cut");
+    assertTrue(CongestionRestart.keepsWindow(io.tcpopt.common.net.TcpInfoSnapshot.CA_DISORDER, 10, 1448, LINK, RTT));
+    assertTrue(CongestionRestart.keepsWindow(io.tcpopt.common.net.TcpInfoSnapshot.CA_RECOVERY, bdpSegments, 1448, LINK, RTT));
+    assertFalse(CongestionRestart.keepsWindow(io.tcpopt.common.net.TcpInfoSnapshot.CA_RECOVERY, bdpSegments / 2, 1448, LINK, RTT),
+        "seen: 12,048 -> 1,042 segments");
+    assertFalse(CongestionRestart.keepsWindow(io.tcpopt.common.net.TcpInfoSnapshot.CA_LOSS, bdpSegments / 2, 1448, LINK, RTT));
+    assertFalse(CongestionRestart.keepsWindow(io.tcpopt.common.net.TcpInfoSnapshot.CA_RECOVERY, bdpSegments, 0, LINK, RTT), "unknown mss");
+
+    // due after REFRESH_TICKS, but the pipe is half empty for 10 ticks: the refresh comes on the first full one
+    for (int i = 0; i < REFRESH_TICKS + 10; i++) {
+      now += TICK;
+      assertFalse(restart.refreshDue(now, true, CWND, RTT, RTT, false));
+    }
+    assertEquals(11, restart.deferredRefreshes());
+    assertEquals(0, restart.refreshes());
+    now += TICK;
+    assertTrue(restart.refreshDue(now, true, CWND, RTT, RTT, true));
+    assertEquals(1, restart.refreshes());
+    // if the pipe never fills, BBR's own PROBE_RTT comes and counts as the refresh
+    assertEquals(-1, ticksUntilRefresh(REFRESH_TICKS - 1, true, CWND, RTT));
+    now += TICK;
+    assertFalse(restart.refreshDue(now, true, CWND, RTT, RTT, false));
+    now += TICK;
+    assertFalse(restart.refreshDue(now, true, CongestionRestart.PROBE_RTT_CWND, RTT, RTT, false));
+    assertEquals(-1, ticksUntilRefresh(REFRESH_TICKS - 1, true, CWND, RTT), "counted from the PROBE_RTT");
+    assertEquals(1, restart.refreshes());
+  }
+
+  @Test
   void aCollapseRestartAlsoCountsAsARefresh() {
     ticksUntilRestart(20, true, LINK, CWND);
     assertTrue(ticksUntilRestart(20, true, LINK / 10, CWND) >= 0);

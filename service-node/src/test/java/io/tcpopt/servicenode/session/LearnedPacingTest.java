@@ -57,4 +57,41 @@ class LearnedPacingTest {
     assertEquals(0, pacing.observe(LINK, 0));
     assertEquals(0, pacing.cap());
   }
+
+  @Test
+  void aCarriedCapHoldsUntilTheFirstSteadyEstimateAndEveryCapIsRemembered() {
+    java.util.List<Long> remembered = new java.util.ArrayList<>();
+    LearnedPacing carried = new LearnedPacing(33_000_000, remembered::add);
+    assertEquals(33_000_000, carried.cap(), "the socket starts capped");
+    assertEquals(0, carried.observe(LINK * 2, STARTUP), "STARTUP learns nothing, the carried cap stays");
+    assertEquals(33_000_000, carried.cap());
+    assertEquals(0, carried.observe(LINK, CRUISE), "the same path: the cap does not move");
+    assertEquals(java.util.List.of(), remembered);
+    // a slower path than the one the cap was learned on: the cap comes down to it
+    LearnedPacing slower = new LearnedPacing(33_000_000, remembered::add);
+    assertEquals(16_500_000, slower.observe(LINK / 2, CRUISE));
+    assertEquals(java.util.List.of(16_500_000L), remembered);
+    assertEquals(33_000_000, slower.observe(LINK, PROBE_UP));
+    assertEquals(java.util.List.of(16_500_000L, 33_000_000L), remembered);
+  }
+
+  @Test
+  void capsAreCarriedPerNodeAndPeerForALimitedTime() {
+    long t = 1_000_000_000_000L;
+    try {
+      assertEquals(0, LearnedRates.recall("lp-a", "lp-b", t));
+      LearnedRates.remember("lp-a", "lp-b", 33_000_000, t);
+      assertEquals(33_000_000, LearnedRates.recall("lp-a", "lp-b", t + 1));
+      assertEquals(0, LearnedRates.recall("lp-b", "lp-a", t + 1), "the other direction is the other node's");
+      assertEquals(0, LearnedRates.recall("lp-a", "lp-c", t + 1));
+      assertEquals(33_000_000, LearnedRates.recall("lp-a", "lp-b", t + LearnedRates.MAX_AGE_NANOS));
+      assertEquals(0, LearnedRates.recall("lp-a", "lp-b", t + LearnedRates.MAX_AGE_NANOS + 1), "too old: the path may have changed");
+      LearnedRates.remember("lp-a", "lp-b", 20_000_000, t + 5);
+      assertEquals(20_000_000, LearnedRates.recall("lp-a", "lp-b", t + 6), "the last one learned");
+      assertEquals(0, LearnedRates.recall(null, "lp-b", t));
+    } finally {
+      LearnedRates.forget("lp-a");
+    }
+    assertEquals(0, LearnedRates.recall("lp-a", "lp-b", t + 6));
+  }
 }

@@ -190,75 +190,6 @@ async def read_response(reader, expected, keep=False):
     return b"".join(body) if keep else None
 
 
-class ResponseReader(asyncio.BufferedProtocol):
-    """One response on a new connection, read by the transport straight into one reused buffer:
-    the status line and headers are parsed once, the body is only counted (or, with --verify,
-    hashed), so a 256 KiB response costs the kernel's copy and a few Python calls per read, not
-    three copies and a bytes object per read as with StreamReader (the client then needs about
-    half the CPU, which matters when the machine is loaded: see docs/benchmarks.md, txn9b).
-    `done` resolves to the body's SHA-256 (with verify) or None once `expected` body bytes came."""
-
-    def __init__(self, expected, verify):
-        self.expected = expected
-        self.sha = hashlib.sha256() if verify else None
-        self.buffer = bytearray(CHUNK)
-        self.view = memoryview(self.buffer)
-        self.head = b""           # the status line and headers until their end is seen
-        self.left = None          # body bytes still to come, once the headers are parsed
-        self.done = asyncio.get_running_loop().create_future()
-
-    def get_buffer(self, sizehint):
-        return self.view
-
-    def buffer_updated(self, nbytes):
-        if self.done.done():
-            return
-        data = self.view[:nbytes]
-        if self.left is None:
-            self.head += bytes(data)
-            end = self.head.find(b"\r\n\r\n")
-            if end < 0:
-                if len(self.head) > 65536:
-                    self._fail("headers too long")
-                return
-            try:
-                self._parse_head(self.head[:end])
-            except ConnectionError as e:
-                self._fail(str(e))
-                return
-            data = memoryview(self.head)[end + 4:]
-        take = min(len(data), self.left)
-        if self.sha is not None:
-            self.sha.update(data[:take])
-        self.left -= take
-        if self.left == 0:
-            self.done.set_result(self.sha.digest() if self.sha is not None else None)
-
-    def _parse_head(self, head):
-        lines = head.split(b"\r\n")
-        if not lines[0].startswith(b"HTTP/1.1 200"):
-            raise ConnectionError("bad status: %r" % lines[0][:60])
-        length = None
-        for line in lines[1:]:
-            name, _, value = line.decode("latin-1").partition(":")
-            if name.strip().lower() == "content-length":
-                length = int(value.strip())
-        if length != self.expected:
-            raise ConnectionError("content-length %r, expected %d" % (length, self.expected))
-        self.left = length
-
-    def _fail(self, why):
-        if not self.done.done():
-            self.done.set_exception(ConnectionError(why))
-
-    def eof_received(self):
-        self._fail("connection closed with %s bytes missing" % ("all" if self.left is None else self.left))
-        return False
-
-    def connection_lost(self, exc):
-        self._fail("connection lost: %s" % (exc,))
-
-
 async def fetch(args):
     def request(i):
         path = "/bytes/%d/%d" % (args.size, i) if args.verify else "/bytes/%d" % args.size
@@ -277,29 +208,14 @@ async def fetch(args):
             raise ConnectionError("response %d: SHA-256 differs from its request's content" % i)
         verified[0] += 1
 
-    loop = asyncio.get_running_loop()
-
     async def one_on_new_connection(i):
         t0 = time.monotonic()
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setblocking(False)
-        set_congestion_control(sock, args.cc)
+        reader, writer = await open_connection(args)
         try:
-            await loop.sock_connect(sock, (args.host, args.port))
-        except BaseException:
-            sock.close()
-            raise
-        response = ResponseReader(args.size, args.verify)
-        transport, _ = await loop.create_connection(lambda: response, sock=sock)
-        try:
-            transport.write(request(i))
-            body = await response.done
-            if args.verify:
-                if body != hashlib.sha256(seeded(i, args.size)).digest():
-                    raise ConnectionError("response %d: SHA-256 differs from its request's content" % i)
-                verified[0] += 1
+            writer.write(request(i))
+            check(i, await read_response(reader, args.size, args.verify))
         finally:
-            transport.close()
+            writer.close()
         times.append(time.monotonic() - t0)
 
     async def worker(queue):

@@ -339,7 +339,8 @@ public final class SocketTuning {
         b.limit() > 1 ? b.get(1) & 0xff : TcpInfoSnapshot.CA_OPEN, // tcpi_ca_state
         // tcp_packets_in_flight: tcpi_unacked - tcpi_sacked - tcpi_lost + tcpi_retrans
         Math.max(0, u32(b, 24) - u32(b, 28) - u32(b, 32) + u32(b, 36)),
-        u32(b, 16)); // tcpi_snd_mss
+        u32(b, 16), // tcpi_snd_mss
+        u32(b, 148)); // tcpi_min_rtt
   }
 
   private static long u32(ByteBuffer b, int offset) {

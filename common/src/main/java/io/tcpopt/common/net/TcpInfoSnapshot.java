@@ -16,9 +16,11 @@ package io.tcpopt.common.net;
  * @param inFlightSegments segments the kernel counts in flight: unacknowledged, less SACKed and
  *     lost, plus retransmitted (tcp_packets_in_flight)
  * @param sendMss the sender's segment size, bytes
+ * @param minRttMicros the connection's own minimum RTT (tcp_min_rtt, a 5-minute window; what a
+ *     restarted BBR starts from); 0 if the kernel does not report it
  */
 public record TcpInfoSnapshot(long rttMicros, long rttVarMicros, long sendCwndSegments, long totalRetransmits, long deliveryRateBytesPerSecond,
-    long bytesAcked, long notSentBytes, boolean deliveryRateAppLimited, int caState, long inFlightSegments, long sendMss) {
+    long bytesAcked, long notSentBytes, boolean deliveryRateAppLimited, int caState, long inFlightSegments, long sendMss, long minRttMicros) {
   /** Linux TCP_CA_Open: no loss being recovered. */
   public static final int CA_OPEN = 0;
   /** TCP_CA_Disorder: SACKs or duplicate ACKs seen, nothing marked lost yet. */
@@ -34,6 +36,6 @@ public record TcpInfoSnapshot(long rttMicros, long rttVarMicros, long sendCwndSe
   public TcpInfoSnapshot(long rttMicros, long rttVarMicros, long sendCwndSegments, long totalRetransmits, long deliveryRateBytesPerSecond,
       long bytesAcked, long notSentBytes, boolean deliveryRateAppLimited) {
     this(rttMicros, rttVarMicros, sendCwndSegments, totalRetransmits, deliveryRateBytesPerSecond, bytesAcked, notSentBytes,
-        deliveryRateAppLimited, CA_OPEN, 0, 0);
+        deliveryRateAppLimited, CA_OPEN, 0, 0, 0);
   }
 }

@@ -118,11 +118,13 @@ class SocketTuningTest {
     raw.putInt(68, 301_000); // rtt
     raw.putInt(80, 12_500); // snd_cwnd
     raw.putInt(144, 65_536); // notsent_bytes
+    raw.putInt(148, 150_000); // min_rtt
     raw.putLong(160, 30_000_000L); // delivery_rate
     TcpInfoSnapshot i = SocketTuning.parseTcpInfo(raw);
     assertEquals(TcpInfoSnapshot.CA_RECOVERY, i.caState());
     assertEquals(17_000 - 11_000 - 150 + 100, i.inFlightSegments());
     assertEquals(1448, i.sendMss());
+    assertEquals(150_000, i.minRttMicros());
     assertEquals(301_000, i.rttMicros());
     assertEquals(12_500, i.sendCwndSegments());
     assertEquals(65_536, i.notSentBytes());

@@ -122,6 +122,18 @@ final class CongestionRestart {
   }
 
   /**
+   * The minimum RTT a restarted BBR starts from: the connection's own ({@code kernelMinRttMicros},
+   * tcp_min_rtt) where the kernel reports it, else BBR's ({@code bbrMinRttMicros}); 0 when BBR's is
+   * unknown.
+   */
+  static long restartMinRtt(long kernelMinRttMicros, long bbrMinRttMicros) {
+    if (bbrMinRttMicros <= 0) {
+      return 0;
+    }
+    return kernelMinRttMicros > 0 ? Math.min(kernelMinRttMicros, bbrMinRttMicros) : bbrMinRttMicros;
+  }
+
+  /**
    * Whether restarting BBR now keeps its congestion window. Linux's BBR starts a restarted
    * connection as if it had just entered the loss recovery it is in: in recovery ({@code caState}
    * CWR, Recovery or Loss) its first ACK sets the window to the segments in flight, which can be a
@@ -246,7 +258,12 @@ final class CongestionRestart {
     }
     TcpInfoSnapshot i = info.get();
     long minRtt = SocketTuning.bbrMinRttMicros(ch).orElse(0);
-    if (refreshDue(System.nanoTime(), waiting, i.sendCwndSegments(), i.rttMicros(), minRtt,
+    // A restarted BBR starts from the connection's own minimum RTT (tcp_min_rtt, 5 minutes), not
+    // from the one BBR has now: compare the RTT with that one. Seen on the testbed after the RTT
+    // went from 150 to 300 ms: BBR had learned 300 ms in its PROBE_RTT, a refresh put 150 ms back
+    // and its window at one BDP (6,400 segments instead of 12,900) for 20 s, until the next
+    // PROBE_RTT; the 300 ms / 0.5% row ran at 216.7 Mbit/s.
+    if (refreshDue(System.nanoTime(), waiting, i.sendCwndSegments(), i.rttMicros(), restartMinRtt(i.minRttMicros(), minRtt),
         keepsWindow(i.caState(), i.inFlightSegments(), i.sendMss(), bw.getAsLong(), minRtt))) {
       boolean ok = SocketTuning.restartCongestionControl(ch, congestionControl);
       log.debug("WAN socket {}: {} restarted before its PROBE_RTT with bytes waiting{} ({} so far, {} ticks waited for a full pipe)", ch,

@@ -135,6 +135,29 @@ class CongestionRestartTest {
   }
 
   @Test
+  void aRefreshIsJudgedByTheMinimumRttTheRestartWouldInstall() {
+    // the RTT went from 150 to 300 ms: BBR relearned 300 ms, the connection's own minimum is still 150
+    long installed = CongestionRestart.restartMinRtt(RTT / 2, RTT);
+    assertEquals(RTT / 2, installed);
+    assertEquals(-1, ticksUntilRefreshWithMinimum(3 * REFRESH_TICKS, RTT + 1_500, installed), "BBR's own PROBE_RTT must keep 300 ms");
+    assertEquals(RTT, CongestionRestart.restartMinRtt(RTT, RTT));
+    assertEquals(RTT, CongestionRestart.restartMinRtt(0, RTT), "an older kernel: BBR's minimum");
+    assertEquals(0, CongestionRestart.restartMinRtt(RTT, 0), "BBR's minimum unknown: no refresh");
+    assertEquals(0, ticksUntilRefreshWithMinimum(1000, RTT + 1_500, CongestionRestart.restartMinRtt(RTT, RTT)),
+        "once the connection's own minimum is the path's again, the overdue refresh comes at once");
+  }
+
+  private int ticksUntilRefreshWithMinimum(int ticks, long srtt, long minRtt) {
+    for (int i = 0; i < ticks; i++) {
+      now += TICK;
+      if (restart.refreshDue(now, true, CWND, srtt, minRtt)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  @Test
   void inLossRecoveryTheRefreshWaitsForAFullPipe() {
     // 300 ms x 30 MB/s = 9 MB: 6,215 segments of 1448 bytes
     long bdpSegments = LINK * RTT / 1_000_000 / 1448;

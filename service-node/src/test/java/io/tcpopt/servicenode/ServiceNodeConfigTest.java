@@ -87,8 +87,8 @@ class ServiceNodeConfigTest {
     String link = "    link: { bandwidth: 600Mbit, rtt: 100ms, pacing: true }\n";
     io.tcpopt.common.net.WanSocketSettings one = WanTuning.settings(TestNodes.config(BASE + link, "b", "branch").wan());
     io.tcpopt.common.net.WanSocketSettings four = WanTuning.settings(TestNodes.config(BASE + link + "    connections: 4\n", "b", "branch").wan());
-    assertEquals(75_000_000, one.pacingRateBytesPerSecond(), "one connection: the link rate");
-    assertEquals(18_750_000, four.pacingRateBytesPerSecond(), "four: a quarter each");
+    assertEquals(72_000_000, one.pacingRateBytesPerSecond(), "one connection: the link rate's payload share");
+    assertEquals(18_000_000, four.pacingRateBytesPerSecond(), "four: a quarter each");
     assertEquals(one.sendBufferBytes(), four.sendBufferBytes(), "each connection's buffers still fit the whole link");
     assertEquals(0, WanTuning.settings(TestNodes.config(BASE + "    link: { bandwidth: 600Mbit, rtt: 100ms }\n    connections: 4\n", "b", "branch")
         .wan()).pacingRateBytesPerSecond(), "no pacing cap without pacing: true");

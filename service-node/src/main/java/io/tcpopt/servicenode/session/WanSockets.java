@@ -32,9 +32,14 @@ public final class WanSockets {
    * limit between this and that, as small as the node can keep the socket fed.
    */
   static final long NOTSENT_LOWAT = 128 * 1024;
-  /** The connection's own write queue (Netty's outbound buffer, TLS input): as shallow. */
-  static final int QUEUE_LOW = 64 * 1024;
-  static final int QUEUE_HIGH = 192 * 1024;
+  /**
+   * The connection's own write queue (Netty's outbound buffer, TLS input): one frame or two. Bytes
+   * there are no slack for a late event loop (only the loop moves them into the kernel) but a 1 KB
+   * echo the scheduler puts first waits behind them all: with 64/192 KiB, up to 6 ms at 250 Mbit/s
+   * (issue 9, 9.3). The multiplexer refills it whenever it drops below {@link #QUEUE_LOW}.
+   */
+  static final int QUEUE_LOW = 32 * 1024;
+  static final int QUEUE_HIGH = 64 * 1024;
 
   private final WriteBufferWaterMark watermarks;
   private final Tuning tuning;

@@ -81,6 +81,11 @@ final class CongestionRestart {
     this(congestionControl, nowNanos, null);
   }
 
+  /** Whether the socket's pacing cap is learned here (its configuration sets none). */
+  boolean learnsPacing() {
+    return pacing != null;
+  }
+
   CongestionRestart(String congestionControl, long nowNanos, LearnedPacing pacing) {
     this.congestionControl = congestionControl;
     this.pacing = pacing;

@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * than two round trips, yet the kernel's last delivery-rate sample says the sender was
  * application-limited or the kernel has nothing unsent, the kernel ran dry while the node held bytes for it: the event loop was
  * late, and the limit doubles (up to the ceiling the socket tuning set, a thirty-second of the send
- * buffer, a quarter of the BDP). After a second of backlog without that, it halves again, down to the floor. On a node
+ * buffer, a quarter of the BDP; with a pacing cap at most {@link #CEILING_MILLIS} at the cap).
+ * After a second of backlog without that, it halves again, down to the floor. On a node
  * that keeps up the limit stays at the floor; on a starved one it grows until bulk is no longer
  * held back, and the interactive latency is what the starvation allows. A congestion window at its
  * minimum (BBR's PROBE_RTT, which marks its own samples application-limited) says nothing and is
@@ -45,6 +46,15 @@ final class UnsentLimit {
   /** BBR's congestion window in PROBE_RTT. */
   private static final long MIN_CWND_SEGMENTS = 4;
 
+  /**
+   * With a pacing cap, the limit grows to at most this many milliseconds of bytes at the cap: 600 KB
+   * at 240 Mbit/s instead of a quarter of the BDP (1.95 MB with the testbed's 250 ms buffers). An echo
+   * written behind a full queue waits that long (issue 9, 9.3: unsent p90 912 → 529 KB, echo p99
+   * 208.7 → 164.9 ms, bulk unchanged on a node at load 5-8; 10 ms looked better still under load
+   * 13-15 but leaves a late event loop half the slack on long lossy paths).
+   */
+  static final long CEILING_MILLIS = 20;
+
   private final long floor;
   private final long ceiling;
   private long limit;
@@ -59,6 +69,17 @@ final class UnsentLimit {
     this.limit = floor;
     this.lastChange = nowNanos;
     this.lastStarved = nowNanos;
+  }
+
+  /**
+   * The ceiling of a socket whose tuning allows {@code ceiling} bytes and paces at most at {@code
+   * capBytesPerSecond} (0: no cap): {@link #CEILING_MILLIS} at the cap, not below {@link #FLOOR}.
+   */
+  static long ceilingAtPacingCap(long ceiling, long capBytesPerSecond) {
+    if (capBytesPerSecond <= 0) {
+      return ceiling;
+    }
+    return Math.min(ceiling, Math.max(FLOOR, capBytesPerSecond * CEILING_MILLIS / 1000));
   }
 
   long limit() {
@@ -121,6 +142,9 @@ final class UnsentLimit {
     } catch (RuntimeException e) {
       return null;
     }
+    // A configured cap (the link block's); a learned one (LearnedPacing, carried from the peer's last
+    // connection) is not measured with a ceiling in time and leaves the ceiling as it was.
+    ceiling = ceilingAtPacingCap(ceiling, restart != null && restart.learnsPacing() ? 0 : SocketTuning.maxPacingRate(ch));
     UnsentLimit limit = new UnsentLimit(ceiling, System.nanoTime());
     if (!set(ch, limit.limit())) {
       return null;

@@ -27,6 +27,23 @@ class UnsentLimitTest {
   }
 
   @Test
+  void aPacingCapBoundsTheCeilingInTime() {
+    long cap = 30_000_000; // 240 Mbit/s
+    assertEquals(cap * UnsentLimit.CEILING_MILLIS / 1000, UnsentLimit.ceilingAtPacingCap(CEILING, cap), "milliseconds at the cap");
+    assertEquals(CEILING, UnsentLimit.ceilingAtPacingCap(CEILING, 0), "no cap: the socket tuning's ceiling");
+    assertEquals(UnsentLimit.FLOOR, UnsentLimit.ceilingAtPacingCap(CEILING, 1_000_000), "a slow cap: not below the floor");
+    assertEquals(256 * 1024, UnsentLimit.ceilingAtPacingCap(256 * 1024, 1_000_000_000), "a fast cap: not above the tuning's ceiling");
+    UnsentLimit capped = new UnsentLimit(UnsentLimit.ceilingAtPacingCap(CEILING, cap), now);
+    long t = now;
+    long grown = capped.limit();
+    for (int i = 0; i < 200; i++) {
+      t += TimeUnit.MILLISECONDS.toNanos(50);
+      grown = capped.observe(t, true, true, CWND, RTT_MICROS);
+    }
+    assertEquals(cap * UnsentLimit.CEILING_MILLIS / 1000, grown, "a starved node grows the limit to the ceiling in time, no further");
+  }
+
+  @Test
   void aNodeThatKeepsTheSocketFedStaysAtTheFloor() {
     for (int i = 0; i < 200; i++) {
       assertEquals(UnsentLimit.FLOOR, after(50, true, false, CWND));

@@ -30,7 +30,8 @@
 #          modes are first warmed by volume until their JIT settles (INTERACTIVE_WARMUP_ROUND(S))
 #      9.4 fairness: FAIR_FLOWS (8) bulk flows for FAIR_SECONDS (15 s, first 3 s not counted),
 #          100 ms RTT: each flow's share of the total
-#      --issue9 also uses 600 transactions in 3 and a 12 s cap per small-window run in 2.
+#      --issue9 also uses 600 transactions in 3, after TX_WARMUP_9 (1200) unrecorded ones per
+#      mode (TX_WARMUP elsewhere, default 0), and a 12 s cap per small-window run in 2.
 #      Mode "tcpopt-nolink" is tcpopt with no `link` block in the node configs; it runs
 #      NOLINK_ONLY (default 9.1,9.2) only.
 #  10  application profiles (issue 10; only with --only 10): OneConnect, 1500 x 256 KiB HTTP/1.1
@@ -93,8 +94,11 @@ fi
 BULK9_BYTES=400M FAST_MBIT=600 FAST_RTT=100
 INTERACTIVE_RTT=100 INTERACTIVE_INTERVAL=0.05 INTERACTIVE_SIZE=1024
 FAIR_FLOWS="${FAIR_FLOWS:-8}" FAIR_OMIT=3 FAIR_RTT=100
+# Unrecorded transactions each mode runs first (experiment 3): the nodes' setup path then runs
+# compiled, as 9.3 and 5 warm the data path; every mode gets them, so the comparison stays even.
+TX_WARMUP="${TX_WARMUP:-0}"
 if [ "$issue9" -eq 1 ]; then
-  TX_REQUESTS="$TX_REQUESTS9" SW_CAP=12
+  TX_REQUESTS="$TX_REQUESTS9" SW_CAP=12 TX_WARMUP="${TX_WARMUP_9:-$([ "$quick" -eq 1 ] && echo 200 || echo 1200)}"
   [ "$quick" -eq 0 ] || SW_RUNS=2
 fi
 
@@ -347,9 +351,21 @@ server_stats() {
   json_get "$STATE_DIR/http.stats" "d['connections']"
 }
 
+transactions_warm_up() { # transactions_warm_up MODE: TX_WARMUP unrecorded transactions, in runs of TX_REQUESTS
+  local left="$TX_WARMUP" n round=0
+  while [ "$left" -gt 0 ]; do
+    n=$((left < TX_REQUESTS ? left : TX_REQUESTS)); left=$((left - n)); round=$((round + 1))
+    ip netns exec "$NS_CLIENT" "$PYTHON" "$BENCH_DIR/tools/loadgen.py" fetch --host "$(target_host "$1")" \
+      --port "$(target_port "$1" http)" --size "$TX_SIZE" --requests "$n" --concurrency "$TX_CONCURRENCY" \
+      --new-connection --deadline "$TX_CAP" > "$RESULTS/logs/transactions-warm-up-$1-$round.json" 2>&1 || true
+  done
+  [ "$TX_WARMUP" -eq 0 ] || progress "  $1 warmed up for 3: $TX_WARMUP unrecorded transactions"
+}
+
 transactions_run() { # transactions_run MODE
   local mode="$1" json="$RESULTS/logs/transactions-$1.json"
   local conns_before wan_before conns_after wan_after
+  transactions_warm_up "$mode"
   conns_before="$(server_stats)"; wan_before="$(wan_packets)"
   ip netns exec "$NS_CLIENT" "$PYTHON" "$BENCH_DIR/tools/loadgen.py" fetch --host "$(target_host "$mode")" \
     --port "$(target_port "$mode" http)" --size "$TX_SIZE" --requests "$TX_REQUESTS" --concurrency "$TX_CONCURRENCY" \
@@ -688,6 +704,7 @@ tools: $(iperf3 --version | head -1); $(haproxy -v 2>/dev/null | head -1 | cut -
 commit: $(git -C "$REPO_DIR" rev-parse --short HEAD 2>/dev/null || echo unknown)
 tcpopt: ${TCPOPT_JAR:-./tcpopt of this checkout}
 link: ${LINK_MBIT} Mbit/s each way, drop-tail queue 1000 packets, userspace TUN emulator (bench/linkemu)
+transactions (3): $TX_REQUESTS x $TX_SIZE B at concurrency $TX_CONCURRENCY, after $TX_WARMUP unrecorded ones per mode
 ENV
 ! wants 9 || cat >> "$RESULTS/environment.txt" <<ENV
 issue 9: bulk rows (RTT ms/loss %) $BULK9_ROWS at ${LINK_MBIT} Mbit/s and ${FAST_RTT}/0 at ${FAST_MBIT} Mbit/s, ${BULK9_BYTES} each (cap ${BULK9_CAP} s); interactive ${INTERACTIVE_SIZE} B every ${INTERACTIVE_INTERVAL} s at ${INTERACTIVE_RTT} ms; fairness ${FAIR_FLOWS} flows ${FAIR_SECONDS} s (first ${FAIR_OMIT} s not counted) at ${FAIR_RTT} ms; tcpopt-nolink runs ${NOLINK_ONLY}

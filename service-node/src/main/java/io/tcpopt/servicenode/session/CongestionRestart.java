@@ -109,7 +109,7 @@ final class CongestionRestart {
   static CongestionRestart forChannel(Channel ch, String local, String peer) {
     String cc = SocketTuning.congestionControl(ch);
     return "bbr".equals(cc) && SocketTuning.bbrBandwidth(ch).isPresent()
-        ? new CongestionRestart(cc, System.nanoTime(), local == null ? LearnedPacing.forChannel(ch) : LearnedPacing.forChannel(ch, local, peer))
+        ? new CongestionRestart(cc, System.nanoTime(), LearnedPacing.forChannel(ch, local, peer))
         : null;
   }
 

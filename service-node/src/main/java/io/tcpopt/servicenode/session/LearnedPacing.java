@@ -3,6 +3,7 @@ package io.tcpopt.servicenode.session;
 import io.netty.channel.Channel;
 import io.tcpopt.common.net.SocketTuning;
 import java.util.OptionalInt;
+import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +48,7 @@ final class LearnedPacing {
   private long largest;
   private long cap;
   /** Where each cap applied is recorded for the peer's next connection, or null. */
-  private final java.util.function.LongConsumer remember;
+  private final LongConsumer remember;
 
   LearnedPacing() {
     this(0, null);
@@ -59,7 +60,7 @@ final class LearnedPacing {
    * applies goes to {@code remember} (may be null). The first estimate outside STARTUP replaces the
    * carried cap, up or down, like any estimate that moves it by more than {@link #MIN_CHANGE}.
    */
-  LearnedPacing(long startCap, java.util.function.LongConsumer remember) {
+  LearnedPacing(long startCap, LongConsumer remember) {
     this.cap = Math.max(0, startCap);
     this.remember = remember;
   }
@@ -89,15 +90,10 @@ final class LearnedPacing {
     return cap;
   }
 
-  /** A learner for {@code ch} if it runs BBR with no pacing cap of its own, else null. */
-  static LearnedPacing forChannel(Channel ch) {
-    return SocketTuning.maxPacingRate(ch) == 0 ? new LearnedPacing() : null;
-  }
-
   /**
-   * As {@link #forChannel(Channel)} for a connection of node {@code local} to peer {@code peer}: the
-   * socket starts with the cap the node last learned to that peer ({@link LearnedRates}), and the
-   * caps learned here are remembered for the peer's next connection.
+   * A learner for {@code ch} (a connection of node {@code local} to peer {@code peer}) if it runs BBR
+   * with no pacing cap of its own, else null. The socket starts with the cap the node last learned to that peer ({@link LearnedRates}), and the
+   * caps learned here are remembered for the peer's next connection (neither when a name is null).
    */
   static LearnedPacing forChannel(Channel ch, String local, String peer) {
     if (SocketTuning.maxPacingRate(ch) != 0) {

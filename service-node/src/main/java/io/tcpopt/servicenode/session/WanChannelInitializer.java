@@ -11,7 +11,8 @@ import io.tcpopt.servicenode.wire.FrameCodec;
 import java.net.InetSocketAddress;
 
 /**
- * Pipeline of one WAN connection, dialled or accepted: optional mutual TLS, flush consolidation,
+ * Pipeline of one WAN connection, dialled or accepted: optional mutual TLS (with its {@link
+ * TlsWriteGather}), flush consolidation,
  * the frame codec, the multiplexer. An accepted connection beyond the node's {@link
  * PendingHandshakes} bound gets no pipeline: it is reset at once. WAN socket tuning (congestion control, pacing) is applied as the
  * channel starts.
@@ -25,12 +26,11 @@ import java.net.InetSocketAddress;
 public final class WanChannelInitializer extends ChannelInitializer<SocketChannel> {
   static final int FLUSHES_BEFORE_FORCED = 64;
   /**
-   * Plaintext the TLS handler hands BoringSSL per call (Netty's default: one 16 KiB record). A DATA
-   * frame is its 20-byte header and up to 32 KiB of payload, so with 16 KiB chunks Netty cut frames
-   * into record-sized pieces and copied every piece that joined the end of one frame to the start of
-   * the next into a new buffer: about half the bytes sent, copied once more. With larger chunks the
-   * queued frames (composite buffers, {@code FrameEncoder}) are gathered without a copy and each of
-   * their buffers is encrypted where it is, in full records but for the frame header's own.
+   * Plaintext the TLS handler hands BoringSSL per call (Netty's default: one 16 KiB record). Each
+   * flush reaches the TLS handler as one composite buffer ({@link TlsWriteGather}), which it cuts
+   * into chunks of this size by slicing; each buffer in a chunk is encrypted where it is, in full
+   * records but for the frame header's own. Larger chunks mean fewer calls and fewer encrypted
+   * buffers per flush.
    */
   static final int TLS_WRAP_BYTES = 128 * 1024;
 
@@ -129,5 +129,6 @@ public final class WanChannelInitializer extends ChannelInitializer<SocketChanne
     tls.setHandshakeTimeoutMillis(settings.handshakeTimeout().toMillis()); // TLS alone; the HELLO must arrive within the same time
     tls.setWrapDataSize(TLS_WRAP_BYTES);
     p.addLast("tls", tls);
+    p.addLast("tls-gather", new TlsWriteGather());
   }
 }

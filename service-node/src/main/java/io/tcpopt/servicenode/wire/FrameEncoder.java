@@ -1,7 +1,6 @@
 package io.tcpopt.servicenode.wire;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.MessageToMessageEncoder;
 import java.net.InetSocketAddress;
@@ -11,23 +10,10 @@ import java.util.List;
 /**
  * {@link Frame}s to bytes, one buffer per frame. DATA and OPEN payloads are passed on as they are
  * (no copy) behind a separately allocated header, in one composite buffer; the caller keeps payloads
- * within the peer's maximum frame size.
- *
- * <p>Every frame leaves as a {@link CompositeByteBuf}, even a control frame or a DATA without
- * bytes: the TLS handler gathers queued frames into chunks of its wrap size, and appends a
- * frame to a composite chunk as a component, but copies it into a chunk that is a plain buffer
- * (growing that buffer to the chunk's size). A plain control frame at the head of a flush would
- * have every DATA frame of that chunk copied behind it; so would a composite that may hold only
- * its own components ({@link #GATHERED_COMPONENTS}).
+ * within the peer's maximum frame size. Under TLS the frames of a flush are gathered into one
+ * buffer, again without a copy, before they are encrypted (the session's {@code TlsWriteGather}).
  */
 final class FrameEncoder extends MessageToMessageEncoder<Frame> {
-  /**
-   * Components a frame's buffer may gather before Netty consolidates it (copies them all into one
-   * buffer): the TLS handler appends later frames to it, each as one component, until its wrap
-   * size is reached (at 32 KiB frames a handful; 256 only when the frames average under 512 bytes).
-   */
-  static final int GATHERED_COMPONENTS = 256;
-
   FrameEncoder() {
     super(Frame.class);
   }
@@ -69,7 +55,7 @@ final class FrameEncoder extends MessageToMessageEncoder<Frame> {
       }
       out.add(whole(ctx, header, open.content()));
     } else {
-      out.add(ctx.alloc().compositeBuffer(GATHERED_COMPONENTS).addComponent(true, encodeControl(ctx, frame)));
+      out.add(encodeControl(ctx, frame));
     }
   }
 
@@ -81,9 +67,9 @@ final class FrameEncoder extends MessageToMessageEncoder<Frame> {
    */
   private static ByteBuf whole(ChannelHandlerContext ctx, ByteBuf header, ByteBuf payload) {
     if (!payload.isReadable()) {
-      return ctx.alloc().compositeBuffer(GATHERED_COMPONENTS).addComponent(true, header);
+      return header;
     }
-    return ctx.alloc().compositeBuffer(GATHERED_COMPONENTS).addComponents(true, header, payload.retain());
+    return ctx.alloc().compositeBuffer(2).addComponents(true, header, payload.retain());
   }
 
   private static ByteBuf encodeControl(ChannelHandlerContext ctx, Frame frame) {

@@ -3,11 +3,12 @@ package io.tcpopt.servicenode.session;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
@@ -21,6 +22,7 @@ import io.tcpopt.servicenode.wire.HelloFrame;
 import io.tcpopt.servicenode.wire.WindowUpdateFrame;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -31,8 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The WAN pipeline's TLS and frame codec with the wrap size of {@link WanChannelInitializer}: DATA
  * frames of every size (slices of larger reads, as a leg's bytes are), END_STREAMs and
  * WINDOW_UPDATEs in between, flushed in batches of any length, arrive byte for byte (SHA-256 of the
- * payloads, in order, and every frame's fields). Frames leave the encoder as composite buffers
- * that can take the frames queued behind them, so the TLS handler gathers them without copying.
+ * payloads, in order, and every frame's fields). The frames of a flush reach the TLS handler as one
+ * buffer that holds them where they were written ({@link TlsWriteGather}), so it never copies them.
  */
 class TlsFramingTest {
   private static final int MAX = 64 * 1024;
@@ -49,7 +51,7 @@ class TlsFramingTest {
     sender.config().setAllocator(alloc);
     SslHandler senderTls = client.newHandler(alloc);
     senderTls.setWrapDataSize(WanChannelInitializer.TLS_WRAP_BYTES);
-    sender.pipeline().addLast(senderTls, new FrameCodec(MAX));
+    sender.pipeline().addLast(senderTls, new TlsWriteGather(), new FrameCodec(MAX));
     EmbeddedChannel receiver = new EmbeddedChannel();
     receiver.config().setAllocator(alloc);
     receiver.pipeline().addLast(server.newHandler(alloc), new FrameCodec(MAX));
@@ -143,25 +145,47 @@ class TlsFramingTest {
   }
 
   @Test
-  void framesLeaveAsCompositesThatGatherTheNextOnes() {
-    EmbeddedChannel enc = new EmbeddedChannel(new FrameCodec(MAX));
+  void aFlushReachesTlsAsOneBufferHoldingTheFramesWhereTheyWere() throws Exception {
+    PooledByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+    EmbeddedChannel channel = new EmbeddedChannel(new TlsWriteGather());
     try {
-      enc.writeOutbound(new WindowUpdateFrame(1, 1000));
-      enc.writeOutbound(new DataFrame(1, 0, PooledByteBufAllocator.DEFAULT.directBuffer(8).writeLong(7), false));
-      enc.writeOutbound(new DataFrame(1, 8, PooledByteBufAllocator.DEFAULT.directBuffer(0), true));
-      for (int i = 0; i < 3; i++) {
-        ByteBuf out = enc.readOutbound();
-        try {
-          CompositeByteBuf c = assertInstanceOf(CompositeByteBuf.class, out, "frame " + i);
-          // a control frame first in a TLS chunk must not make the chunk a plain, copying buffer,
-          // nor a composite that consolidates (copies) once the next frames join it
-          assertTrue(c.maxNumComponents() >= 64, "frame " + i + " may gather " + c.maxNumComponents() + " components");
-        } finally {
-          out.release();
+      Random random = new Random(11);
+      MessageDigest written = MessageDigest.getInstance("SHA-256");
+      List<ByteBuf> frames = new ArrayList<>();
+      List<ChannelFuture> writes = new ArrayList<>();
+      long room = channel.bytesBeforeUnwritable();
+      int total = 0;
+      for (int i = 0; i < 6; i++) {
+        byte[] bytes = new byte[1 + random.nextInt(8000)];
+        random.nextBytes(bytes);
+        written.update(bytes);
+        ByteBuf frame = alloc.directBuffer(bytes.length).writeBytes(bytes);
+        frames.add(frame);
+        writes.add(channel.write(frame));
+        total += bytes.length;
+      }
+      assertNull(channel.readOutbound(), "nothing reaches TLS before the flush");
+      assertEquals(room - total, channel.bytesBeforeUnwritable(), "held frames count as the channel's pending bytes");
+
+      channel.flush();
+      ByteBuf out = channel.readOutbound();
+      try {
+        assertNull(channel.readOutbound(), "one buffer per flush");
+        assertEquals(total, out.readableBytes());
+        byte[] all = new byte[total];
+        out.getBytes(out.readerIndex(), all);
+        assertArrayEquals(written.digest(), MessageDigest.getInstance("SHA-256").digest(all), "SHA-256 of every byte, in order");
+        for (ChannelFuture write : writes) {
+          assertTrue(write.isSuccess(), "each frame's write completes with the flush");
         }
+        ByteBuf first = frames.get(0);
+        first.setByte(first.readerIndex(), ~first.getByte(first.readerIndex()));
+        assertEquals(first.getByte(first.readerIndex()), out.getByte(out.readerIndex()), "the frames are not copied");
+      } finally {
+        out.release();
       }
     } finally {
-      enc.finishAndReleaseAll();
+      channel.finishAndReleaseAll();
     }
   }
 

@@ -20,11 +20,11 @@ for w in 1 2; do
   ip netns exec $NS_CLIENT python3 $TX fetch --host $SERVER_IP --port 8081 --requests "$WARM" > "$OUT/warm$w.json"
 done
 mv "$OUT/server.jsonl" "$OUT/server-warm.jsonl"
-cpu() { local t=0 p; for p in $($B/testbed/tcpopt-nodes.sh pids) $SRV; do t=$((t + $(awk '{print $14 + $15}' /proc/$p/stat))); done; echo $t; }
+cpu() { local p; for p in $($B/testbed/tcpopt-nodes.sh pids) $SRV; do echo -n "$p:$(awk '{print $14 + $15}' /proc/$p/stat) "; done; }
 C0=$(cpu)
 [ -z "${QUEUES:-}" ] || { $(dirname "$0")/queues.sh > "$OUT/queues.txt" 2>&1 & QS=$!; }
 ip netns exec $NS_CLIENT python3 $TX fetch --host $SERVER_IP --port 8081 --log "$OUT/client.jsonl" > "$OUT/result.json"
 [ -z "${QUEUES:-}" ] || kill $QS
-echo "nodes + server CPU during the measured run: $(( $(cpu) - C0 )) ticks of $(getconf CLK_TCK)/s" >> "$OUT/env.txt"
+echo "CPU ticks (of $(getconf CLK_TCK)/s) pid:before -> pid:after, nodes (tcpopt-nodes.sh pids) then the server: $C0 -> $(cpu)" >> "$OUT/env.txt"
 echo "end $(date -u +%T) load $(cat /proc/loadavg)" >> "$OUT/env.txt"
 cat "$OUT/warm1.json" "$OUT/warm2.json" "$OUT/result.json"

@@ -44,6 +44,25 @@ class LearnedPacingTest {
   }
 
   @Test
+  void aRestartedStartupIsCappedJustBelowTheRateLearned() {
+    pacing.observe(LINK, CRUISE);
+    // a CongestionRestart: BBR is back in STARTUP and its estimate starts over
+    assertEquals((long) (LINK * LearnedPacing.STARTUP_SHARE), pacing.observe(0, STARTUP));
+    assertEquals(0, pacing.observe(LINK / 2, STARTUP), "the cap holds through STARTUP");
+    assertEquals((long) (LINK * LearnedPacing.STARTUP_SHARE), pacing.cap());
+    assertEquals(33_000_000, pacing.observe(LINK * 98 / 100, DRAIN), "out of STARTUP: a tenth above the largest again");
+  }
+
+  @Test
+  void aStartupCapIsNotCarriedToThePeersNextConnection() {
+    java.util.List<Long> remembered = new java.util.ArrayList<>();
+    LearnedPacing learner = new LearnedPacing(0, remembered::add);
+    learner.observe(LINK, CRUISE);
+    learner.observe(LINK, STARTUP);
+    assertEquals(java.util.List.of(33_000_000L), remembered);
+  }
+
+  @Test
   void smallChangesDoNotMoveTheCap() {
     pacing.observe(LINK, CRUISE);
     assertEquals(0, pacing.observe(LINK + LINK / 200, CRUISE), "half a percent more");

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * the estimate (TCP_CC_INFO) is compared with the largest seen since the last restart. When it stays
  * below {@link #COLLAPSE_RATIO half} of it for {@link #CONFIRM_NANOS}, the congestion control
  * is re-initialised: BBR starts over in STARTUP, doubling its rate every round trip instead of
- * adding 25% every eight. The largest estimate is forgotten at a restart, so a path that really
+ * adding 25% every eight. The largest estimate is forgotten at a restart (a refresh's too), so a path that really
  * became slower costs one restart (one STARTUP overshoot), not one every {@link #MIN_GAP_NANOS}.
  * The trade-off: on a shared WAN where a competing flow takes half the link or more within a
  * few round trips, the node also restarts once, and its STARTUP overshoots for a round trip or two.
@@ -202,6 +202,13 @@ final class CongestionRestart {
     }
     minRttFresh = nowNanos;
     refreshes++;
+    // The restart starts BBR's estimate over from its first samples, which in loss recovery can be a
+    // fifth of the rate: compared with the old peak that looked like a collapse, and within 0.3 s of
+    // a refresh the guard restarted BBR a second time (issue 9, tcpopt-nolink at 300 ms / 2%:
+    // "collapsed to 49.9 Mbit/s from 242.7"; BBR's estimate was 235 in the sample before). The peak
+    // starts over with the estimate.
+    peak = 0;
+    lowSince = -1;
     return true;
   }
 

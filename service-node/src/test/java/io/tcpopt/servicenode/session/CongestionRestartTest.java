@@ -190,6 +190,16 @@ class CongestionRestartTest {
   }
 
   @Test
+  void aRefreshStartsThePeakOverSoItsFirstLowEstimatesAreNoCollapse() {
+    ticksUntilRestart(20, true, LINK, CWND);
+    assertTrue(ticksUntilRefresh(1000, true, CWND, RTT) >= 0);
+    assertEquals(-1, ticksUntilRestart(20, true, LINK / 5, CWND), "BBR's estimate starting over");
+    assertEquals(-1, ticksUntilRestart(20, true, LINK, CWND));
+    assertEquals(0, restart.restarts());
+    assertEquals(CongestionRestart.CONFIRM_NANOS / TICK, ticksUntilRestart(20, true, LINK / 10, CWND), "a collapse from the new peak");
+  }
+
+  @Test
   void aCollapseRestartAlsoCountsAsARefresh() {
     ticksUntilRestart(20, true, LINK, CWND);
     assertTrue(ticksUntilRestart(20, true, LINK / 10, CWND) >= 0);

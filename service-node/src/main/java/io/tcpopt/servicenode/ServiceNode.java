@@ -187,7 +187,7 @@ public final class ServiceNode implements AutoCloseable {
     guardOwnPorts();
     for (ServiceNodeConfig.Peer peer : dialledPeers()) {
       Counter reconnects = Counter.builder("tcpopt.session.reconnects").tag("peer", peer.name()).register(registry);
-      PeerSessionPool pool = new PeerSessionPool(peer.name(), peer.address(), config.wan().connections(), workers, clientTls, sessionSettings,
+      PeerSessionPool pool = new PeerSessionPool(peer.name(), peer.address(), config.wan().connections(), config.wan().expressConnection(), workers, clientTls, sessionSettings,
           router, sessions, wanSockets, config.lan().connectTimeout(), name -> reconnects.increment(), authority.dialled(peer.name()));
       pools.add(pool);
       upCounter(peer.name());

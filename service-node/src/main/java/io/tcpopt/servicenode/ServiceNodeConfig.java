@@ -40,6 +40,8 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
    * @param maxPendingHandshakes accepted WAN connections that may be in TLS + HELLO at once; more are reset at once
    * @param streamWindow what a stream's receive window may grow to ({@code stream-window})
    * @param initialStreamWindow where it starts, announced in the HELLO ({@code initial-stream-window})
+   * @param expressConnection whether each dialled peer gets one more connection, for interactive streams' DATA
+   *     ({@code express-connection})
    */
   public record Wan(
       InetSocketAddress listen,
@@ -56,7 +58,8 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
       int streamsPerConnection,
       Duration handshakeTimeout,
       int maxPendingHandshakes,
-      int initialStreamWindow) {}
+      int initialStreamWindow,
+      boolean expressConnection) {}
 
   /** The WAN link: sizes buffers and the default stream window, caps pacing when {@code pacing}. */
   public record Link(long bandwidthBitsPerSecond, Duration rtt, boolean pacing) {
@@ -266,7 +269,8 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
 
   private static Wan wan(ConfigTree w, Flows flows) {
     w.requireOnly("listen", "tls", "plaintext", "connections", "link", "congestion-control", "keepalive", "stream-window", "initial-stream-window",
-        "max-frame-size", "max-streams", "open-coalescing", "streams-per-connection", "handshake-timeout", "max-pending-handshakes");
+        "max-frame-size", "max-streams", "open-coalescing", "streams-per-connection", "handshake-timeout", "max-pending-handshakes",
+        "express-connection");
     InetSocketAddress listen = w.socketAddress("listen");
     boolean plaintext = w.bool("plaintext", false); // default false: mutual TLS
     TlsFiles tls = null;
@@ -279,6 +283,8 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
       throw new ConfigException(w.path() + ".plaintext", "is true but tls is configured too: choose one");
     }
     int connections = w.integer("connections", 1, 1, 64); // default 1: one pipe per peer, its streams under one scheduler
+    // default false: no express connection (one more per peer, for interactive streams' DATA)
+    boolean express = w.bool("express-connection", false);
     ConfigTree l = w.section("link").requireOnly("bandwidth", "rtt", "pacing");
     long bandwidth = l.bitsPerSecond("bandwidth", 1_000_000_000L); // default 1Gbit
     if (bandwidth < 1_000) {
@@ -320,7 +326,7 @@ public record ServiceNodeConfig(String nodeName, String site, Wan wan, List<Peer
     }
     int maxPending = w.integer("max-pending-handshakes", 1024, 1, 1_000_000); // default 1024
     return new Wan(listen, tls, plaintext, connections, link, cc, keepalive, (int) window, (int) maxFrame, maxStreams, coalescing,
-        streamsPerConnection, handshakeTimeout, maxPending, (int) initialWindow);
+        streamsPerConnection, handshakeTimeout, maxPending, (int) initialWindow, express);
   }
 
   private static List<Peer> peers(ConfigTree section) {

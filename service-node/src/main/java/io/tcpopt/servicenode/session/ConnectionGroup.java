@@ -14,6 +14,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * home ({@link #member}). When a member is lost, every other member resets the streams that sent
  * bytes on it that the peer has not acknowledged ({@link StreamMultiplexer#otherConnectionLost}).
  *
+ * <p>A pool may have an <em>express</em> member (its number has {@link PooledConnection#EXPRESS}):
+ * both ends send on it only the DATA of interactive streams ({@link StreamScheduler#nextInteractive}),
+ * never bulk while another member is up, so its kernel queue stays empty and a 1 KB request never
+ * waits behind the bulk's unsent bytes (issue 9, 9.3).
+ *
  * <p>The dialling side's group is its {@link PeerSessionPool}'s; the accepting side finds the group
  * of a connection by the peer's name and the session value of its HELLO ({@link #joinAccepted}).
  * Members run on different event loops: the group is thread-safe, and members act on each other
@@ -86,24 +91,28 @@ final class ConnectionGroup {
   /**
    * The member that can send a frame soonest: among the members that are up, not retiring and
    * writable, the one with the most room before its write queue is full (the kernel's queue is kept
-   * short by TCP_NOTSENT_LOWAT, so the queue above it shows what waits); {@code home} on a tie. Null
-   * when no member is writable. Any thread (a channel's writability and room are safe to read from
-   * others).
+   * short by TCP_NOTSENT_LOWAT, so the queue above it shows what waits); {@code home} on a tie. The
+   * express member counts only when no other member is up. Null when no member is writable. Any
+   * thread (a channel's writability and room are safe to read from others).
    */
   StreamMultiplexer soonest(StreamMultiplexer home) {
+    if (members.size() < 2) {
+      return home.channel().isWritable() ? home : null;
+    }
+    boolean bulkMemberUp = false;
+    for (StreamMultiplexer m : members.values()) {
+      bulkMemberUp |= !m.isExpress() && sendsAway(m);
+    }
     StreamMultiplexer best = null;
     long bestRoom = -1;
     Channel own = home.channel();
-    if (own.isWritable()) {
+    if (own.isWritable() && !(bulkMemberUp && home.isExpress())) {
       best = home;
       bestRoom = own.bytesBeforeUnwritable();
     }
-    if (members.size() < 2) {
-      return best;
-    }
     for (StreamMultiplexer m : members.values()) {
-      if (m == home || !m.isUp() || m.isRetiring()) {
-        continue; // a retiring connection closes once its own streams are done: bytes of others on it would be lost with it
+      if (m == home || !sendsAway(m) || (bulkMemberUp && m.isExpress())) {
+        continue;
       }
       Channel c = m.channel();
       if (c.isWritable() && c.bytesBeforeUnwritable() > bestRoom) {
@@ -112,6 +121,27 @@ final class ConnectionGroup {
       }
     }
     return best;
+  }
+
+  /** A retiring connection closes once its own streams are done: bytes of others on it would be lost with it. */
+  private static boolean sendsAway(StreamMultiplexer m) {
+    return m.isUp() && !m.isRetiring();
+  }
+
+  /**
+   * The express member when it can take a frame now (up, not retiring, writable) and another member
+   * carries the bulk; else null. Any thread.
+   */
+  StreamMultiplexer express() {
+    if (members.size() < 2) {
+      return null;
+    }
+    for (StreamMultiplexer m : members.values()) {
+      if (m.isExpress()) {
+        return sendsAway(m) && m.channel().isWritable() ? m : null;
+      }
+    }
+    return null;
   }
 
   /** A member became writable: the others may have frames waiting for room anywhere. */

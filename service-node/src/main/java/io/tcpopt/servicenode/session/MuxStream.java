@@ -98,6 +98,8 @@ public final class MuxStream {
   /** When this side last wrote to the stream, and the check that gives back credit it left unused. */
   private long lastWriteNanos;
   private ScheduledFuture<?> returnCheck;
+  /** What the stream may still send on its pool's express connection. */
+  private final InteractiveAllowance interactive = new InteractiveAllowance();
   /** Scheduler state: whether the stream is in one of its lists, and its deficit. */
   boolean scheduled;
   int deficit;
@@ -222,6 +224,20 @@ public final class MuxStream {
     }
     DataFrame frame = new DataFrame(id, sendOffset, out, end, encoded && out.isReadable());
     sendOffset += frame.creditLength();
+    return frame;
+  }
+
+  /**
+   * The next frame of this stream's queue when all it has waiting is at most {@code limit} bytes,
+   * the peer knows the stream, no end waits and its {@link InteractiveAllowance} allows them at
+   * {@code nowNanos}: an interactive frame, for the express connection. Else null.
+   */
+  DataFrame pollInteractiveFrame(int limit, long nowNanos) {
+    if (pendingBytes == 0 || pendingBytes > limit || endPending || !mayTravelAway() || !interactive.allows(pendingBytes, nowNanos)) {
+      return null;
+    }
+    DataFrame frame = pollFrame(limit);
+    interactive.spend(frame.content().readableBytes());
     return frame;
   }
 

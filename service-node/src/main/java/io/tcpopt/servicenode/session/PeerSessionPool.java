@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * at start and re-established after a failure or loss with exponential backoff (100 ms doubling
  * to 30 s, with jitter). A slot's backoff resets when its connection completes the HELLO exchange.
  * A connection that retires (its stream ids nearly used up, by either side) is replaced at once and
- * left to finish its streams.
+ * left to finish its streams. With {@code express}, one more slot dials the pool's express
+ * connection ({@link ConnectionGroup#express}): interactive streams' DATA only, beside the bulk.
  */
 public final class PeerSessionPool {
   private static final Logger log = LoggerFactory.getLogger(PeerSessionPool.class);
@@ -47,13 +48,15 @@ public final class PeerSessionPool {
 
   private final class Slot implements SessionListener {
     private final int index;
+    private final boolean express;
     private volatile Channel channel;
     private volatile StreamMultiplexer up;
     private int attempts;
     private ScheduledFuture<?> retry;
 
-    Slot(int index) {
+    Slot(int index, boolean express) {
       this.index = index;
+      this.express = express;
     }
 
     void connect() {
@@ -127,8 +130,9 @@ public final class PeerSessionPool {
   /**
    * @param onReconnect called with the peer name each time a connection is (re)scheduled after a loss
    * @param admission admits the answering node at its HELLO ({@code PeerAuthority.dialled(peerName)}: that peer only)
+   * @param express whether an express connection is dialled beside the {@code size} others
    */
-  public PeerSessionPool(String peerName, InetSocketAddress address, int size, EventLoopGroup group, SslContext ssl, SessionSettings settings,
+  public PeerSessionPool(String peerName, InetSocketAddress address, int size, boolean express, EventLoopGroup group, SslContext ssl, SessionSettings settings,
       StreamAcceptor acceptor, SessionListener sessionListener, WanSockets sockets, Duration connectTimeout, Consumer<String> onReconnect, HelloAdmission admission) {
     this.admission = admission;
     this.peerName = peerName;
@@ -145,15 +149,15 @@ public final class PeerSessionPool {
         .channel(NettyTransport.socketChannel())
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()));
     sockets.configure(bootstrap);
-    this.slots = new Slot[size];
-    for (int i = 0; i < size; i++) {
-      slots[i] = new Slot(i);
+    this.slots = new Slot[size + (express ? 1 : 0)];
+    for (int i = 0; i < slots.length; i++) {
+      slots[i] = new Slot(i, i == size);
     }
   }
 
   private WanChannelInitializer initializerFor(Slot slot) {
     return new WanChannelInitializer(ssl, settings, true, acceptor, slot, sockets, address, admission)
-        .pooledAs(new PooledConnection(session, connectionNumbers.getAndIncrement() & Integer.MAX_VALUE, connections));
+        .pooledAs(new PooledConnection(session, PooledConnection.number(connectionNumbers.getAndIncrement(), slot.express), connections));
   }
 
   /** Starts connecting every slot; returns at once. */

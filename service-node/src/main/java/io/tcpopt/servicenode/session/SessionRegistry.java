@@ -47,8 +47,9 @@ public final class SessionRegistry implements SessionListener {
   }
 
   /**
-   * A connection to {@code site} able to open a stream, preferring one on {@code preferred} (so the
-   * flow's legs share one event loop) and then the least loaded; null when none is up.
+   * A connection to {@code site} able to open a stream: not an express one while another can (its
+   * streams' first bytes and ends would go on it), then one on {@code preferred} (so the flow's legs
+   * share one event loop), then the least loaded; null when none is up.
    */
   public StreamMultiplexer pick(String site, EventLoop preferred) {
     List<StreamMultiplexer> list = bySite.get(site);
@@ -62,7 +63,9 @@ public final class SessionRegistry implements SessionListener {
         continue;
       }
       boolean isLocal = m.channel().eventLoop() == preferred;
-      if (best == null || (isLocal && !bestLocal) || (isLocal == bestLocal && m.activeStreams() < best.activeStreams())) {
+      boolean better = best == null || (best.isExpress() && !m.isExpress())
+          || (best.isExpress() == m.isExpress() && ((isLocal && !bestLocal) || (isLocal == bestLocal && m.activeStreams() < best.activeStreams())));
+      if (better) {
         best = m;
         bestLocal = isLocal;
       }

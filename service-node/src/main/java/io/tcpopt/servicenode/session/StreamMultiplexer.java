@@ -350,14 +350,21 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
    * it carries the END_STREAM, or when the peer may not know its stream yet (opened here and not
    * answered: a DATA elsewhere could arrive before its OPEN); such a frame is written here even
    * when this connection is full, but then ends the round. A frame sent elsewhere is noted by its
-   * stream (for the loss of that connection) and names this connection as its home.
+   * stream (for the loss of that connection) and names this connection as its home. While the
+   * group's express connection can take a frame, interactive streams' frames go there first, ahead
+   * of the scheduler's order and whether or not the bulk's connections have room.
    */
   private void sendWhereThereIsRoom() {
     int max = peer == null ? StreamScheduler.QUANTUM : peer.maxFrameSize() - DataFrame.OFFSET_LENGTH - DataFrame.HOME_LENGTH;
     List<StreamMultiplexer> flushElsewhere = null;
-    StreamMultiplexer via;
-    while ((via = soonest()) != null) {
-      DataFrame frame = scheduler.next(max);
+    while (true) {
+      ConnectionGroup g = group;
+      StreamMultiplexer via = g == null ? null : g.express();
+      DataFrame frame = via == null ? null : scheduler.nextInteractive(max, System.nanoTime());
+      if (frame == null) {
+        via = soonest();
+        frame = via == null ? null : scheduler.next(max);
+      }
       if (frame == null) {
         break;
       }
@@ -536,6 +543,11 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   /** True once this connection stopped taking new flows (see {@link SessionListener#sessionRetiring}). */
   public boolean isRetiring() {
     return retiring;
+  }
+
+  /** Whether this is its pool's express connection ({@link ConnectionGroup#express}); known once up. */
+  public boolean isExpress() {
+    return group != null && PooledConnection.isExpress(number);
   }
 
   /** Sends GOAWAY(code) and closes the connection, logging why. */

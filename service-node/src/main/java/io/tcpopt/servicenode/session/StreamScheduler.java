@@ -2,6 +2,7 @@ package io.tcpopt.servicenode.session;
 
 import io.tcpopt.servicenode.wire.DataFrame;
 import java.util.ArrayDeque;
+import java.util.Iterator;
 
 /**
  * Chooses which stream's bytes go out next on the WAN: deficit round robin over the streams with
@@ -64,6 +65,32 @@ final class StreamScheduler {
       }
       return frame;
     }
+  }
+
+  /**
+   * The next frame of a stream that had nothing waiting and now has little ({@link
+   * MuxStream#pollInteractiveFrame}), at most {@code maxPayload} bytes, ahead of the round: for the
+   * express connection. Null when no such stream waits.
+   */
+  DataFrame nextInteractive(int maxPayload, long nowNanos) {
+    int limit = Math.min(maxPayload, QUANTUM);
+    for (Iterator<MuxStream> it = fresh.iterator(); it.hasNext(); ) {
+      MuxStream s = it.next();
+      DataFrame frame = s.pollInteractiveFrame(limit, nowNanos);
+      if (frame == null) {
+        continue;
+      }
+      s.deficit -= frame.content().readableBytes();
+      if (s.sendRoomAgain()) {
+        roomAgain.add(s);
+      }
+      if (!s.hasPending()) {
+        it.remove();
+        s.scheduled = false;
+      }
+      return frame;
+    }
+    return null;
   }
 
   /** A stream whose send queue was full and drained enough to take more since the last call, or null. */

@@ -115,9 +115,10 @@ final class TestNodes implements AutoCloseable {
     return ServiceNodeConfig.from(ConfigTree.parse(yaml, "test").get("service-node"), name, site);
   }
 
-  /** Waits until every pooled connection completed its HELLO at both ends. */
+  /** Waits until every pooled connection (an express one included) completed its HELLO at both ends. */
   void awaitSessions() {
-    await(() -> upAtBranch() == connections && upAtDc() == connections, 10_000, "sessions up");
+    int pooled = branch.sessions().stream().mapToInt(PeerSessionStatus::connectionsConfigured).sum();
+    await(() -> upAtBranch() == pooled && upAtDc() == pooled, 10_000, "sessions up");
   }
 
   int upAtBranch() {

@@ -59,7 +59,12 @@ class WanSchedulingTest {
 
   @BeforeAll
   static void start() throws Exception {
-    pair = ProxiedWanPair.start(WanSchedulingTest::serve, 1, "    stream-window: 4MiB\n", RATE);
+    startPair("    stream-window: 4MiB\n");
+  }
+
+  /** The pair with one WAN connection and {@code wanExtra} in both nodes' {@code wan} sections. */
+  static void startPair(String wanExtra) throws Exception {
+    pair = ProxiedWanPair.start(WanSchedulingTest::serve, 1, wanExtra, RATE);
     server = pair.server;
     link = pair.link;
     nodes = pair.nodes;

@@ -775,7 +775,9 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     long interval = local.keepalive().toNanos();
     keepaliveTimer = ctx.executor().scheduleAtFixedRate(this::keepalive, 0, interval, TimeUnit.NANOSECONDS);
     up = true;
-    unsentLimit = UnsentLimit.start(ctx.channel(), this::holdsBytes, CongestionRestart.forChannel(ctx.channel(), local.name(), hello.name()));
+    // The express connection's estimate is its interactive streams' trickle: a pacing cap learned from it is carried to no other connection.
+    unsentLimit = UnsentLimit.start(ctx.channel(), this::holdsBytes,
+        CongestionRestart.forChannel(ctx.channel(), local.name(), isExpress() ? null : hello.name()));
     log.info("session {} peer {} (site {}, {}) over {} -> {}", dialler ? "to" : "from", hello.name(), peerSite,
         tls == null ? "plaintext, unauthenticated" : "TLS identity " + identity, ctx.channel().localAddress(), ctx.channel().remoteAddress());
     local.reduction().sessionUp(this);

@@ -778,8 +778,9 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     // The express connection's estimate is its interactive streams' trickle: a pacing cap learned from it is carried to no other connection.
     unsentLimit = UnsentLimit.start(ctx.channel(), this::holdsBytes,
         CongestionRestart.forChannel(ctx.channel(), local.name(), isExpress() ? null : hello.name()));
-    log.info("session {} peer {} (site {}, {}) over {} -> {}", dialler ? "to" : "from", hello.name(), peerSite,
-        tls == null ? "plaintext, unauthenticated" : "TLS identity " + identity, ctx.channel().localAddress(), ctx.channel().remoteAddress());
+    log.info("session {} peer {} (site {}, {}) over {} -> {}{}", dialler ? "to" : "from", hello.name(), peerSite,
+        tls == null ? "plaintext, unauthenticated" : "TLS identity " + identity, ctx.channel().localAddress(), ctx.channel().remoteAddress(),
+        isExpress() ? ", express" : "");
     local.reduction().sessionUp(this);
     listener.sessionUp(this);
   }

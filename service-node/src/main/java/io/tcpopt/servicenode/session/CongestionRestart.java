@@ -94,22 +94,14 @@ final class CongestionRestart {
   }
 
   /**
-   * A guard for {@code ch} if it runs BBR (read back from the socket), else null; with a {@link
-   * LearnedPacing} cap when the socket has no pacing cap of its own.
+   * A guard for {@code ch}, a connection to peer {@code peer}, if it runs BBR (read back from the
+   * socket), else null; with a {@link LearnedPacing} cap, starting from the one the node last learned
+   * to that peer ({@code rates}), when the socket has no pacing cap of its own.
    */
-  static CongestionRestart forChannel(Channel ch) {
-    return forChannel(ch, null, null);
-  }
-
-  /**
-   * As {@link #forChannel(Channel)} for a connection of node {@code local} to peer {@code peer}: a
-   * learned pacing cap starts from the one learned on the node's last connection to that peer
-   * ({@link LearnedPacing#forChannel(Channel, String, String)}).
-   */
-  static CongestionRestart forChannel(Channel ch, String local, String peer) {
+  static CongestionRestart forChannel(Channel ch, LearnedRates rates, String peer) {
     String cc = SocketTuning.congestionControl(ch);
     return "bbr".equals(cc) && SocketTuning.bbrBandwidth(ch).isPresent()
-        ? new CongestionRestart(cc, System.nanoTime(), LearnedPacing.forChannel(ch, local, peer))
+        ? new CongestionRestart(cc, System.nanoTime(), LearnedPacing.forChannel(ch, rates, peer))
         : null;
   }
 
@@ -177,16 +169,10 @@ final class CongestionRestart {
    * costs nothing; nor while the smoothed RTT is more than {@link #REFRESH_MAX_RTT_RATIO} times the
    * minimum, since the kernel's minimum would then hide an RTT that grew. The trade-off: on a busy
    * connection whose RTT stays near its minimum, BBR no longer drains the path to measure it.
-   */
-  boolean refreshDue(long nowNanos, boolean backlogged, long cwndSegments, long srttMicros, long minRttMicros) {
-    return refreshDue(nowNanos, backlogged, cwndSegments, srttMicros, minRttMicros, true);
-  }
-
-  /**
-   * As {@link #refreshDue(long, boolean, long, long, long)}, and {@code keepsWindow}: whether a
-   * restart now would leave BBR a full pipe (see {@link #keepsWindow}); when it would not, the
-   * refresh waits for a tick when it does (the refresh comes 1 s before BBR's own PROBE_RTT: 20
-   * ticks to find one), and otherwise BBR's PROBE_RTT happens.
+   *
+   * <p>{@code keepsWindow}: whether a restart now would leave BBR a full pipe (see {@link
+   * #keepsWindow}); when it would not, the refresh waits for a tick when it does (the refresh comes
+   * 1 s before BBR's own PROBE_RTT: 20 ticks to find one), and otherwise BBR's PROBE_RTT happens.
    */
   boolean refreshDue(long nowNanos, boolean backlogged, long cwndSegments, long srttMicros, long minRttMicros, boolean keepsWindow) {
     if (cwndSegments > 0 && cwndSegments <= PROBE_RTT_CWND) {

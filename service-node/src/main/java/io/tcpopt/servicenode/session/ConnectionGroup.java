@@ -22,59 +22,46 @@ import java.util.concurrent.ConcurrentHashMap;
  * beside it 236.5–237.1 Mbit/s against 227.1–230.8).
  *
  * <p>The dialling side's group is its {@link PeerSessionPool}'s; the accepting side finds the group
- * of a connection by the peer's name and the session value of its HELLO ({@link #joinAccepted}).
+ * of a connection by the peer's name and the session value of its HELLO ({@link AcceptedGroups}).
  * Members run on different event loops: the group is thread-safe, and members act on each other
  * only by submitting work to the other's loop.
  */
 final class ConnectionGroup {
-  /** The groups of accepted connections, by (this node, peer, session): removed once empty. */
-  private static final Map<Key, ConnectionGroup> ACCEPTED = new ConcurrentHashMap<>();
-
-  private record Key(String local, String peer, long session) {}
-
   private final Map<Integer, StreamMultiplexer> members = new ConcurrentHashMap<>();
-  private final Key key;
+  /** The node's accepted groups and this group's key among them; both null for a dialler's group. */
+  private final AcceptedGroups accepted;
+  private final AcceptedGroups.Key key;
 
   /** A dialler's group (its pool's). */
   ConnectionGroup() {
-    this(null);
+    this(null, null);
   }
 
-  private ConnectionGroup(Key key) {
+  /** A group of accepted connections, known in {@code accepted} by {@code key}. */
+  ConnectionGroup(AcceptedGroups accepted, AcceptedGroups.Key key) {
+    this.accepted = accepted;
     this.key = key;
   }
 
-  /**
-   * Joins {@code connection}, accepted by node {@code local} from pool {@code session} of peer {@code
-   * peer} as number {@code number}, to its group: returns the group. Process-wide so that
-   * connections accepted on any listener of the node meet; the key holds the node's name so that
-   * nodes sharing a process (tests) never meet each other's. A member of the same number (a faulty
-   * peer's) is replaced.
-   */
-  static ConnectionGroup joinAccepted(String local, String peer, long session, int number, StreamMultiplexer connection) {
-    return ACCEPTED.compute(new Key(local, peer, session), (k, g) -> {
-      ConnectionGroup group = g == null ? new ConnectionGroup(k) : g;
-      group.members.put(number, connection);
-      return group;
-    });
-  }
-
-  /** {@code connection} of a dialler's group is up as number {@code number}. */
+  /** {@code connection} is up as number {@code number}; a member of the same number is replaced. */
   void join(int number, StreamMultiplexer connection) {
     members.put(number, connection);
   }
 
   /** {@code connection} is gone; a group of accepted connections is forgotten once empty. */
   void leave(int number, StreamMultiplexer connection) {
-    if (key == null) {
-      members.remove(number, connection);
-      return;
+    if (accepted != null) {
+      accepted.leave(key, number, connection);
     }
-    ACCEPTED.computeIfPresent(key, (k, g) -> {
-      g.members.remove(number, connection);
-      return g.members.isEmpty() ? null : g;
-    });
-    members.remove(number, connection); // when this group was already forgotten
+    removeMember(number, connection); // a dialler's group, or an accepted one already forgotten
+  }
+
+  void removeMember(int number, StreamMultiplexer connection) {
+    members.remove(number, connection);
+  }
+
+  boolean isEmpty() {
+    return members.isEmpty();
   }
 
   /** The member of number {@code number}, or null when none is (any more). */

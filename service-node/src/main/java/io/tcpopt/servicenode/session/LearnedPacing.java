@@ -118,21 +118,21 @@ final class LearnedPacing {
   }
 
   /**
-   * A learner for {@code ch} (a connection of node {@code local} to peer {@code peer}) if it runs BBR
-   * with no pacing cap of its own, else null. The socket starts with the cap the node last learned to that peer ({@link LearnedRates}), and the
-   * caps learned here are remembered for the peer's next connection (neither when a name is null).
+   * A learner for {@code ch} (a connection to peer {@code peer}) if it runs BBR with no pacing cap of
+   * its own, else null. The socket starts with the cap the node last learned to that peer ({@code
+   * rates}), and the caps learned here are remembered there for the peer's next connection.
    */
-  static LearnedPacing forChannel(Channel ch, String local, String peer) {
+  static LearnedPacing forChannel(Channel ch, LearnedRates rates, String peer) {
     if (SocketTuning.maxPacingRate(ch) != 0) {
       return null;
     }
-    long carried = LearnedRates.recall(local, peer, System.nanoTime());
+    long carried = rates.recall(peer, System.nanoTime());
     if (carried > 0 && SocketTuning.setMaxPacingRate(ch, carried)) {
       log.info("WAN socket {}: starts with the pacing cap learned on an earlier connection to {}: {} Mbit/s", ch, peer, megabits(carried));
     } else {
       carried = 0;
     }
-    return new LearnedPacing(carried, cap -> LearnedRates.remember(local, peer, cap, System.nanoTime()));
+    return new LearnedPacing(carried, cap -> rates.remember(peer, cap, System.nanoTime()));
   }
 
   /** Reads the socket's estimate and gain and moves its cap when {@link #observe} says so. */

@@ -7,7 +7,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The pacing cap a node last learned ({@link LearnedPacing}) on a connection to each peer, so that
  * the peer's next connection (a re-dial, a replacement, another member of its group) starts with
- * it instead of with an uncapped first STARTUP.
+ * it instead of with an uncapped first STARTUP. One per node ({@link SessionSettings#learnedRates}),
+ * so that nodes sharing a process (tests) never meet; thread-safe.
  *
  * <p>Why (issue 9, tcpopt-nolink at 300 ms / 2% loss, a connection re-dialled after the RTT grew):
  * BBR's first STARTUP paces at 2.89 × its estimate and leaves only after three round trips without
@@ -18,39 +19,28 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A cap older than {@link #MAX_AGE_NANOS} is forgotten: the path may have changed since. The
  * trade-off: a path that became faster meanwhile is found in steps of a tenth per probe cycle, as
- * with any learned cap. Process-wide, keyed by this node's name and the peer's, like {@link
- * ConnectionGroup}'s accepted groups, so that nodes sharing a process (tests) never meet.
+ * with any learned cap.
  */
-final class LearnedRates {
+public final class LearnedRates {
   /** How long a learned cap is carried to a peer's next connection. */
   static final long MAX_AGE_NANOS = TimeUnit.MINUTES.toNanos(10);
 
-  private record Key(String local, String peer) {}
-
   private record Rate(long cap, long atNanos) {}
 
-  private static final Map<Key, Rate> RATES = new ConcurrentHashMap<>();
+  private final Map<String, Rate> rates = new ConcurrentHashMap<>();
 
-  private LearnedRates() {}
+  LearnedRates() {}
 
-  /** Node {@code local} learned a pacing cap of {@code cap} bytes/s to peer {@code peer}. */
-  static void remember(String local, String peer, long cap, long nowNanos) {
-    if (local != null && peer != null && cap > 0) {
-      RATES.put(new Key(local, peer), new Rate(cap, nowNanos));
+  /** This node learned a pacing cap of {@code cap} bytes/s to peer {@code peer}. */
+  void remember(String peer, long cap, long nowNanos) {
+    if (peer != null && cap > 0) {
+      rates.put(peer, new Rate(cap, nowNanos));
     }
   }
 
-  /** The cap last learned by {@code local} to {@code peer}, if at most {@link #MAX_AGE_NANOS} old; else 0. */
-  static long recall(String local, String peer, long nowNanos) {
-    if (local == null || peer == null) {
-      return 0;
-    }
-    Rate r = RATES.get(new Key(local, peer));
+  /** The cap last learned to {@code peer}, if at most {@link #MAX_AGE_NANOS} old; else 0. */
+  long recall(String peer, long nowNanos) {
+    Rate r = peer == null ? null : rates.get(peer);
     return r == null || nowNanos - r.atNanos() > MAX_AGE_NANOS ? 0 : r.cap();
-  }
-
-  /** Forgets what {@code local} learned about every peer (tests). */
-  static void forget(String local) {
-    RATES.keySet().removeIf(k -> k.local().equals(local));
   }
 }

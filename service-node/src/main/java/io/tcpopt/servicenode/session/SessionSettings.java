@@ -3,7 +3,8 @@ package io.tcpopt.servicenode.session;
 import java.time.Duration;
 
 /**
- * What this node announces in its HELLO and how it keeps connections alive.
+ * What this node announces in its HELLO, how it keeps connections alive, and what it keeps about its
+ * peers beyond any one connection (one of each per node, so nodes sharing a process never meet).
  *
  * @param maxFrameSize largest payload this node accepts (16 KiB .. 16 MiB)
  * @param initialStreamWindow credit granted to each stream the peer sends on, at its start (the HELLO's)
@@ -16,15 +17,21 @@ import java.time.Duration;
  *     (default {@value #DEFAULT_STREAMS_PER_CONNECTION}; 0 means the default)
  * @param maxStreamWindow what a stream's window may grow to ({@link ReceiveWindow}): at least the
  *     initial window; equal to it, the window never grows
+ * @param acceptedGroups what the node keeps beyond any one connection: the groups of the connections
+ *     it accepted (null: a new, empty one)
+ * @param learnedRates what the node keeps beyond any one connection: the pacing cap it last learned
+ *     to each peer (null: a new, empty one)
  */
 public record SessionSettings(
     String name, String site, int maxFrameSize, int initialStreamWindow, int maxStreams, Duration keepalive, Duration handshakeTimeout,
-    ReductionLink reduction, int streamsPerConnection, int maxStreamWindow) {
+    ReductionLink reduction, int streamsPerConnection, int maxStreamWindow, AcceptedGroups acceptedGroups, LearnedRates learnedRates) {
   /** Below the 2^30 ids of a side, leaving room for the flows that picked the connection before it retired. */
   public static final int DEFAULT_STREAMS_PER_CONNECTION = 1_000_000_000;
 
   public SessionSettings {
     reduction = reduction == null ? ReductionLink.NONE : reduction;
+    acceptedGroups = acceptedGroups == null ? new AcceptedGroups() : acceptedGroups;
+    learnedRates = learnedRates == null ? new LearnedRates() : learnedRates;
     if (streamsPerConnection == 0) {
       streamsPerConnection = DEFAULT_STREAMS_PER_CONNECTION;
     }
@@ -34,6 +41,14 @@ public record SessionSettings(
     if (maxStreamWindow < initialStreamWindow) {
       throw new IllegalArgumentException("maxStreamWindow " + maxStreamWindow + " below initialStreamWindow " + initialStreamWindow);
     }
+  }
+
+  /** Settings of a new node: nothing kept about its peers yet. */
+  public SessionSettings(
+      String name, String site, int maxFrameSize, int initialStreamWindow, int maxStreams, Duration keepalive, Duration handshakeTimeout,
+      ReductionLink reduction, int streamsPerConnection, int maxStreamWindow) {
+    this(name, site, maxFrameSize, initialStreamWindow, maxStreams, keepalive, handshakeTimeout, reduction, streamsPerConnection, maxStreamWindow,
+        null, null);
   }
 
   /** Settings whose stream windows start at {@code initialStreamWindow} and never grow. */

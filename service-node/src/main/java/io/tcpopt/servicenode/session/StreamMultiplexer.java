@@ -770,14 +770,14 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
       group.join(number, this);
     } else {
       number = hello.connection();
-      group = ConnectionGroup.joinAccepted(local.name(), hello.name(), hello.session(), number, this);
+      group = local.acceptedGroups().join(hello.name(), hello.session(), number, this);
     }
     long interval = local.keepalive().toNanos();
     keepaliveTimer = ctx.executor().scheduleAtFixedRate(this::keepalive, 0, interval, TimeUnit.NANOSECONDS);
     up = true;
-    // The express connection's estimate is its interactive streams' trickle: a pacing cap learned from it is carried to no other connection.
-    unsentLimit = UnsentLimit.start(ctx.channel(), this::holdsBytes,
-        CongestionRestart.forChannel(ctx.channel(), local.name(), isExpress() ? null : hello.name()));
+    // The express connection's estimate is its interactive streams' trickle: it learns into a memory of its own, so its cap is carried to no other connection.
+    LearnedRates rates = isExpress() ? new LearnedRates() : local.learnedRates();
+    unsentLimit = UnsentLimit.start(ctx.channel(), this::holdsBytes, CongestionRestart.forChannel(ctx.channel(), rates, hello.name()));
     log.info("session {} peer {} (site {}, {}) over {} -> {}{}", dialler ? "to" : "from", hello.name(), peerSite,
         tls == null ? "plaintext, unauthenticated" : "TLS identity " + identity, ctx.channel().localAddress(), ctx.channel().remoteAddress(),
         isExpress() ? ", express" : "");

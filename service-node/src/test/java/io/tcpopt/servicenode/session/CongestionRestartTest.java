@@ -101,7 +101,7 @@ class CongestionRestartTest {
   private int ticksUntilRefresh(int ticks, boolean backlogged, long cwnd, long srtt) {
     for (int i = 0; i < ticks; i++) {
       now += TICK;
-      if (restart.refreshDue(now, backlogged, cwnd, srtt, RTT)) {
+      if (restart.refreshDue(now, backlogged, cwnd, srtt, RTT, true)) {
         return i;
       }
     }
@@ -130,7 +130,7 @@ class CongestionRestartTest {
     assertEquals(0, ticksUntilRefresh(1, true, CWND, RTT * 12 / 10));
     // without BBR's minimum nothing is known
     now += CongestionRestart.REFRESH_NANOS;
-    assertFalse(restart.refreshDue(now, true, CWND, RTT, 0));
+    assertFalse(restart.refreshDue(now, true, CWND, RTT, 0, true));
     assertEquals(1, restart.refreshes());
   }
 
@@ -150,7 +150,7 @@ class CongestionRestartTest {
   private int ticksUntilRefreshWithMinimum(int ticks, long srtt, long minRtt) {
     for (int i = 0; i < ticks; i++) {
       now += TICK;
-      if (restart.refreshDue(now, true, CWND, srtt, minRtt)) {
+      if (restart.refreshDue(now, true, CWND, srtt, minRtt, true)) {
         return i;
       }
     }

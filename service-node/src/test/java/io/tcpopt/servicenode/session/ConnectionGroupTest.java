@@ -45,12 +45,13 @@ class ConnectionGroupTest {
   private final Map<String, MuxStream> dcStreams = new LinkedHashMap<>();
   private final Map<String, ByteBuf> dcReceived = new LinkedHashMap<>();
   private final List<String> events = new ArrayList<>();
+  private SessionSettings dcSettings;
 
   @BeforeEach
   void start() {
     SessionSettings branchSettings = new SessionSettings("branch-1", "branch", 1 << 20, WINDOW, 100, Duration.ofSeconds(30),
         Duration.ofSeconds(10));
-    SessionSettings dcSettings = new SessionSettings("dc-test-group", "dc", 1 << 20, WINDOW, 100, Duration.ofSeconds(30), Duration.ofSeconds(10));
+    dcSettings = new SessionSettings("dc-1", "dc", 1 << 20, WINDOW, 100, Duration.ofSeconds(30), Duration.ofSeconds(10));
     ConnectionGroup pool = new ConnectionGroup();
     long session = PooledConnection.newSession();
     for (int c = 0; c < 2; c++) {
@@ -83,6 +84,7 @@ class ConnectionGroupTest {
     }
     carry();
     assertEquals(2, pool.size(), "both dialled connections joined the pool's group");
+    assertEquals(1, dcSettings.acceptedGroups().size(), "the acceptor found both in one group");
     assertTrue(branchMux[0].isUp() && branchMux[1].isUp());
   }
 
@@ -248,5 +250,21 @@ class ConnectionGroupTest {
     write(homeOnly, new byte[1000]);
     assertEquals(64 * 1024 + 71_000, dcReceived.get("0:" + acked.id()).readableBytes());
     assertEquals(64 * 1024 + 71_000, dcReceived.get("0:" + homeOnly.id()).readableBytes());
+  }
+
+  @Test
+  void theAcceptorForgetsAGroupOnceItsLastConnectionIsGone() {
+    MuxStream stream = open(0, new ArrayList<>(), "s");
+    write(stream, new byte[1000]);
+    branch[1].close();
+    dc[1].close();
+    carry();
+    assertEquals(1, dcSettings.acceptedGroups().size(), "connection 0 is still up");
+    branch[0].close();
+    dc[0].close();
+    carry();
+    assertEquals(0, dcSettings.acceptedGroups().size());
+    SessionSettings otherNode = new SessionSettings("dc-1", "dc", 1 << 20, WINDOW, 100, Duration.ofSeconds(30), Duration.ofSeconds(10));
+    assertEquals(0, otherNode.acceptedGroups().size(), "another node of the same name in this process keeps its own");
   }
 }

@@ -97,20 +97,18 @@ class LearnedPacingTest {
   @Test
   void capsAreCarriedPerNodeAndPeerForALimitedTime() {
     long t = 1_000_000_000_000L;
-    try {
-      assertEquals(0, LearnedRates.recall("lp-a", "lp-b", t));
-      LearnedRates.remember("lp-a", "lp-b", 33_000_000, t);
-      assertEquals(33_000_000, LearnedRates.recall("lp-a", "lp-b", t + 1));
-      assertEquals(0, LearnedRates.recall("lp-b", "lp-a", t + 1), "the other direction is the other node's");
-      assertEquals(0, LearnedRates.recall("lp-a", "lp-c", t + 1));
-      assertEquals(33_000_000, LearnedRates.recall("lp-a", "lp-b", t + LearnedRates.MAX_AGE_NANOS));
-      assertEquals(0, LearnedRates.recall("lp-a", "lp-b", t + LearnedRates.MAX_AGE_NANOS + 1), "too old: the path may have changed");
-      LearnedRates.remember("lp-a", "lp-b", 20_000_000, t + 5);
-      assertEquals(20_000_000, LearnedRates.recall("lp-a", "lp-b", t + 6), "the last one learned");
-      assertEquals(0, LearnedRates.recall(null, "lp-b", t));
-    } finally {
-      LearnedRates.forget("lp-a");
-    }
-    assertEquals(0, LearnedRates.recall("lp-a", "lp-b", t + 6));
+    LearnedRates nodeA = new LearnedRates();
+    LearnedRates nodeB = new LearnedRates();
+    assertEquals(0, nodeA.recall("lp-b", t));
+    nodeA.remember("lp-b", 33_000_000, t);
+    assertEquals(33_000_000, nodeA.recall("lp-b", t + 1));
+    assertEquals(0, nodeB.recall("lp-a", t + 1), "the other direction is the other node's");
+    assertEquals(0, nodeB.recall("lp-b", t + 1), "another node, even to the same peer name");
+    assertEquals(0, nodeA.recall("lp-c", t + 1));
+    assertEquals(33_000_000, nodeA.recall("lp-b", t + LearnedRates.MAX_AGE_NANOS));
+    assertEquals(0, nodeA.recall("lp-b", t + LearnedRates.MAX_AGE_NANOS + 1), "too old: the path may have changed");
+    nodeA.remember("lp-b", 20_000_000, t + 5);
+    assertEquals(20_000_000, nodeA.recall("lp-b", t + 6), "the last one learned");
+    assertEquals(0, nodeA.recall(null, t));
   }
 }

@@ -26,8 +26,9 @@ import org.junit.jupiter.api.Test;
 
 /** A learned pacing cap carried to a peer's next connection, on real loopback sockets. */
 class LearnedRatesLoopbackTest {
-  private static final String LOCAL = "lrl-dc";
   private static final String PEER = "lrl-branch";
+
+  private final LearnedRates rates = new LearnedRates();
 
   private EventLoopGroup group;
   private Channel server;
@@ -43,7 +44,6 @@ class LearnedRatesLoopbackTest {
 
   @AfterEach
   void stop() {
-    LearnedRates.forget(LOCAL);
     clients.forEach(c -> c.close().syncUninterruptibly());
     if (server != null) {
       server.close().syncUninterruptibly();
@@ -63,7 +63,7 @@ class LearnedRatesLoopbackTest {
   @Test
   void aPeersNextConnectionStartsWithTheCapLearnedOnItsLastOne() throws Exception {
     Channel first = connect();
-    LearnedPacing firstLearner = LearnedPacing.forChannel(first, LOCAL, PEER);
+    LearnedPacing firstLearner = LearnedPacing.forChannel(first, rates, PEER);
     assertNotNull(firstLearner);
     assertEquals(0, firstLearner.cap(), "nothing learned yet: the first connection starts uncapped");
     assertEquals(0, SocketTuning.maxPacingRate(first));
@@ -73,19 +73,19 @@ class LearnedRatesLoopbackTest {
     assertEquals(true, SocketTuning.setMaxPacingRate(first, cap));
 
     Channel redialled = connect();
-    LearnedPacing next = LearnedPacing.forChannel(redialled, LOCAL, PEER);
+    LearnedPacing next = LearnedPacing.forChannel(redialled, rates, PEER);
     assertNotNull(next);
     assertEquals(33_000_000, next.cap());
     assertEquals(33_000_000, SocketTuning.maxPacingRate(redialled), "the kernel paces the new socket at the carried cap");
 
     Channel otherPeer = connect();
-    assertEquals(0, LearnedPacing.forChannel(otherPeer, LOCAL, "lrl-elsewhere").cap());
+    assertEquals(0, LearnedPacing.forChannel(otherPeer, rates, "lrl-elsewhere").cap());
     assertEquals(0, SocketTuning.maxPacingRate(otherPeer), "another peer's connection learns its own");
 
     // a socket with a configured cap (a link block with pacing) is left to it
     Channel configured = connect();
     SocketTuning.setMaxPacingRate(configured, 31_250_000);
-    assertNull(LearnedPacing.forChannel(configured, LOCAL, PEER));
+    assertNull(LearnedPacing.forChannel(configured, rates, PEER));
     assertEquals(31_250_000, SocketTuning.maxPacingRate(configured));
   }
 }

@@ -43,8 +43,17 @@ final class ConnectionGroup {
     this.key = key;
   }
 
-  /** {@code connection} is up as number {@code number}; a member of the same number is replaced. */
+  /**
+   * {@code connection} is up as number {@code number}; a member of the same number is replaced, and
+   * so is the express member by a newer one. A dialler keeps one express connection, so an older one
+   * still here is one it lost that this end has not noticed yet, or a faulty peer's: left out of the
+   * group, it carries no other stream's bytes (the streams living on it go on), and a peer that marks
+   * every connection express still gets one express member and the bulk on the others.
+   */
   void join(int number, StreamMultiplexer connection) {
+    if (PooledConnection.isExpress(number)) {
+      members.keySet().removeIf(n -> n != number && PooledConnection.isExpress(n));
+    }
     members.put(number, connection);
   }
 

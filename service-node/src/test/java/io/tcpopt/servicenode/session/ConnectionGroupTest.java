@@ -7,9 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.embedded.EmbeddedChannel;
-import io.tcpopt.servicenode.trust.PeerAdmission;
-import io.tcpopt.servicenode.wire.FrameCodec;
 import io.tcpopt.servicenode.wire.WireCodes;
 import java.net.InetSocketAddress;
 import java.security.MessageDigest;
@@ -38,9 +35,7 @@ class ConnectionGroupTest {
   private static final InetSocketAddress DST = new InetSocketAddress("198.19.1.2", 80);
 
   /** The dialler's connections 0 and 1 (one pool), and the acceptor's ends of them. */
-  private final EmbeddedChannel[] branch = new EmbeddedChannel[2];
-  private final EmbeddedChannel[] dc = new EmbeddedChannel[2];
-  private final StreamMultiplexer[] branchMux = new StreamMultiplexer[2];
+  private EmbeddedPool wan;
   /** The acceptor's streams by id (of the dialler's connection 0 or 1), what their legs got, and their events. */
   private final Map<String, MuxStream> dcStreams = new LinkedHashMap<>();
   private final Map<String, ByteBuf> dcReceived = new LinkedHashMap<>();
@@ -52,40 +47,29 @@ class ConnectionGroupTest {
     SessionSettings branchSettings = new SessionSettings("branch-1", "branch", 1 << 20, WINDOW, 100, Duration.ofSeconds(30),
         Duration.ofSeconds(10));
     dcSettings = new SessionSettings("dc-1", "dc", 1 << 20, WINDOW, 100, Duration.ofSeconds(30), Duration.ofSeconds(10));
-    ConnectionGroup pool = new ConnectionGroup();
-    long session = PooledConnection.newSession();
-    for (int c = 0; c < 2; c++) {
-      int connection = c;
-      StreamAcceptor acceptor = (stream, open) -> {
-        String key = connection + ":" + stream.id();
-        ByteBuf got = Unpooled.buffer();
-        got.writeBytes(open.content());
-        open.release();
-        dcStreams.put(key, stream);
-        dcReceived.put(key, got);
-        stream.handler(new DiscardingStreamHandler() {
-          @Override
-          public void onData(ByteBuf data, boolean endStream) {
-            got.writeBytes(data);
-            data.release();
-          }
+    wan = new EmbeddedPool(branchSettings, dcSettings, new int[] {0, 1}, connection -> (stream, open) -> {
+      String key = connection + ":" + stream.id();
+      ByteBuf got = Unpooled.buffer();
+      got.writeBytes(open.content());
+      open.release();
+      dcStreams.put(key, stream);
+      dcReceived.put(key, got);
+      stream.handler(new DiscardingStreamHandler() {
+        @Override
+        public void onData(ByteBuf data, boolean endStream) {
+          got.writeBytes(data);
+          data.release();
+        }
 
-          @Override
-          public void onReset(int code, String reason) {
-            events.add("dc reset " + key + " " + WireCodes.resetName(code));
-          }
-        });
-      };
-      branchMux[c] = new StreamMultiplexer(branchSettings, true, null, listener(), (identity, name, site) -> PeerAdmission.admitted(name, site))
-          .pooledAs(new PooledConnection(session, c, pool));
-      branch[c] = new EmbeddedChannel(new FrameCodec(1 << 20), branchMux[c]);
-      dc[c] = new EmbeddedChannel(new FrameCodec(1 << 20),
-          new StreamMultiplexer(dcSettings, false, acceptor, listener(), (identity, name, site) -> PeerAdmission.admitted(name, site)));
-    }
-    carry();
-    assertEquals(2, pool.size(), "both dialled connections joined the pool's group");
+        @Override
+        public void onReset(int code, String reason) {
+          events.add("dc reset " + key + " " + WireCodes.resetName(code));
+        }
+      });
+    });
+    assertEquals(2, wan.pool.size(), "both dialled connections joined the pool's group");
     assertEquals(1, dcSettings.acceptedGroups().size(), "the acceptor found both in one group");
-    assertTrue(branchMux[0].isUp() && branchMux[1].isUp());
+    assertTrue(wan.branchMux[0].isUp() && wan.branchMux[1].isUp());
   }
 
   @AfterEach
@@ -93,81 +77,33 @@ class ConnectionGroupTest {
     for (ByteBuf b : dcReceived.values()) {
       b.release();
     }
-    for (int c = 0; c < 2; c++) {
-      branch[c].finishAndReleaseAll();
-      dc[c].finishAndReleaseAll();
-    }
-  }
-
-  private static SessionListener listener() {
-    return new SessionListener() {
-      @Override
-      public void sessionUp(StreamMultiplexer connection) {}
-
-      @Override
-      public void sessionDown(StreamMultiplexer connection, String reason) {}
-    };
-  }
-
-  /** Runs both ends' tasks and carries bytes each way until nothing moves. */
-  private void carry() {
-    for (int round = 0; round < 1000; round++) {
-      boolean moved = false;
-      for (int c = 0; c < 2; c++) {
-        long in = move(branch[c], dc[c]);
-        dcInboundBytes[c] += in;
-        moved |= in > 0;
-        moved |= move(dc[c], branch[c]) > 0;
-      }
-      if (!moved) {
-        return;
-      }
-    }
-    throw new AssertionError("bytes still moving after 1000 rounds");
-  }
-
-  /** Carries what {@code from} wrote to {@code to}: returns how many bytes. */
-  private static long move(EmbeddedChannel from, EmbeddedChannel to) {
-    from.runPendingTasks();
-    long moved = 0;
-    ByteBuf b;
-    while ((b = from.readOutbound()) != null) {
-      moved += b.readableBytes();
-      if (to.isOpen()) {
-        to.writeInbound(b);
-      } else {
-        b.release();
-      }
-    }
-    to.runPendingTasks();
-    return moved;
+    wan.close();
   }
 
   /** Connection {@code c} of the dialler has room ({@code true}) or none: the frames go to the other. */
   private void room(int c, boolean room) {
-    branch[c].unsafe().outboundBuffer().setUserDefinedWritability(1, room);
-    branch[c].runPendingTasks();
+    EmbeddedPool.room(wan.branch[c], room);
   }
 
   /** A stream opened on connection {@code c} whose OPEN's 64 KiB the acceptor writes to its leg at once (so it knows it and grants). */
   private MuxStream open(int c, List<String> branchEvents, String name) {
-    MuxStream s = branchMux[c].open(1L, SRC, DST, 0, null, Unpooled.wrappedBuffer(new byte[64 * 1024]), new DiscardingStreamHandler() {
+    MuxStream s = wan.branchMux[c].open(1L, SRC, DST, 0, null, Unpooled.wrappedBuffer(new byte[64 * 1024]), new DiscardingStreamHandler() {
       @Override
       public void onReset(int code, String reason) {
         branchEvents.add(name + " reset " + WireCodes.resetName(code));
       }
     });
-    carry();
+    wan.carry();
     MuxStream far = dcStreams.get(c + ":" + s.id());
     far.consumed(64 * 1024);
-    carry();
+    wan.carry();
     return s;
   }
 
   private void write(MuxStream s, byte[] bytes) {
     s.writeData(Unpooled.wrappedBuffer(bytes), false);
     s.flush();
-    carry();
+    wan.carry();
   }
 
   private static byte[] random(Random r, int n) {
@@ -190,12 +126,12 @@ class ConnectionGroupTest {
       room(1 - via, false);
       byte[] chunk = random(r, 20_000 + r.nextInt(40_000));
       sent.update(chunk);
-      long before = dcInbound(via);
+      long before = wan.toDc[via];
       write(s, chunk);
-      relayed[via] += dcInbound(via) - before;
-      assertTrue(dcInbound(via) - before >= chunk.length, "chunk " + i + " crossed connection " + via);
+      relayed[via] += wan.toDc[via] - before;
+      assertTrue(wan.toDc[via] - before >= chunk.length, "chunk " + i + " crossed connection " + via);
       dcStreams.get("0:" + s.id()).consumed(chunk.length);
-      carry();
+      wan.carry();
     }
     room(0, true);
     room(1, true);
@@ -207,13 +143,6 @@ class ConnectionGroupTest {
     assertEquals(List.of(), branchEvents);
   }
 
-  private final long[] dcInboundBytes = new long[2];
-
-  /** Bytes the acceptor's end of connection {@code c} received so far (counted as they are carried). */
-  private long dcInbound(int c) {
-    return dcInboundBytes[c];
-  }
-
   @Test
   void aLostConnectionResetsExactlyTheStreamsWithBytesUnacknowledgedOnIt() {
     List<String> branchEvents = new ArrayList<>();
@@ -221,13 +150,13 @@ class ConnectionGroupTest {
     MuxStream unacked = open(0, branchEvents, "unacked"); // sends on 1, the peer holds it unacknowledged
     MuxStream homeOnly = open(0, branchEvents, "homeOnly"); // sends on its own connection only, unacknowledged
     MuxStream living = open(1, branchEvents, "living"); // lives on the lost connection
-    long before = dcInbound(1);
+    long before = wan.toDc[1];
     room(0, false);
     write(acked, new byte[70_000]);
     write(unacked, new byte[70_000]);
-    assertTrue(dcInbound(1) - before >= 140_000, "acked's and unacked's bytes crossed connection 1");
+    assertTrue(wan.toDc[1] - before >= 140_000, "acked's and unacked's bytes crossed connection 1");
     dcStreams.get("0:" + acked.id()).consumed(70_000);
-    carry();
+    wan.carry();
     room(0, true);
     room(1, false);
     write(homeOnly, new byte[70_000]);
@@ -236,9 +165,7 @@ class ConnectionGroupTest {
     assertEquals(64 * 1024 + 70_000, acked.acknowledgedOffset(), "everything acked sent is acknowledged (a grant is due at a quarter window)");
     assertTrue(unacked.acknowledgedOffset() < 64 * 1024 + 70_000);
 
-    branch[1].close(); // connection 1 lost (its far end follows)
-    dc[1].close();
-    carry();
+    wan.lose(1);
     assertEquals(new TreeSet<>(List.of("living reset INTERNAL", "unacked reset INTERNAL")), new TreeSet<>(branchEvents),
         "exactly the stream living on the lost connection and the one with unacknowledged bytes on it");
     assertTrue(events.contains("dc reset 0:" + unacked.id() + " INTERNAL"), "the peer resets its leg too (RST_STREAM on connection 0): " + events);
@@ -256,13 +183,9 @@ class ConnectionGroupTest {
   void theAcceptorForgetsAGroupOnceItsLastConnectionIsGone() {
     MuxStream stream = open(0, new ArrayList<>(), "s");
     write(stream, new byte[1000]);
-    branch[1].close();
-    dc[1].close();
-    carry();
+    wan.lose(1);
     assertEquals(1, dcSettings.acceptedGroups().size(), "connection 0 is still up");
-    branch[0].close();
-    dc[0].close();
-    carry();
+    wan.lose(0);
     assertEquals(0, dcSettings.acceptedGroups().size());
     SessionSettings otherNode = new SessionSettings("dc-1", "dc", 1 << 20, WINDOW, 100, Duration.ofSeconds(30), Duration.ofSeconds(10));
     assertEquals(0, otherNode.acceptedGroups().size(), "another node of the same name in this process keeps its own");

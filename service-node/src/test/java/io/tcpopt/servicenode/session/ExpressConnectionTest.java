@@ -6,9 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.embedded.EmbeddedChannel;
-import io.tcpopt.servicenode.trust.PeerAdmission;
-import io.tcpopt.servicenode.wire.FrameCodec;
 import java.net.InetSocketAddress;
 import java.security.MessageDigest;
 import java.time.Duration;
@@ -16,17 +13,16 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * A pool of one bulk connection (0) and its express connection (1), and the acceptor's ends of
- * them, on EmbeddedChannels whose bytes the test carries (issue 9, 9.3): a request/echo stream's
- * small writes cross the express connection in both directions, even while the bulk's connection
- * has no room; a bulk stream's bytes never do while the bulk's connection is up; every byte of both
- * arrives in order (SHA-256). The requests stay within {@link InteractiveAllowance#BURST}, so the
- * test does not depend on how fast it runs. Which connection has room is set through Netty's user-defined
- * writability, so every step is deterministic.
+ * them, on EmbeddedChannels whose bytes the test carries ({@link EmbeddedPool}, issue 9, 9.3): a
+ * request/echo stream's small writes cross the express connection in both directions, even while
+ * the bulk's connection has no room; a bulk stream's bytes never do while the bulk's connection is
+ * up; every byte of both arrives in order (SHA-256). The requests stay within {@link
+ * InteractiveAllowance#BURST}, so the test does not depend on how fast it runs. A newer express
+ * connection of the pool takes the older one's place at both ends.
  */
 class ExpressConnectionTest {
   private static final int WINDOW = 256 * 1024;
@@ -35,27 +31,19 @@ class ExpressConnectionTest {
   private static final int BULK = 0;
   private static final int EXPRESS = 1;
 
-  private final EmbeddedChannel[] branch = new EmbeddedChannel[2];
-  private final EmbeddedChannel[] dc = new EmbeddedChannel[2];
-  private final StreamMultiplexer[] branchMux = new StreamMultiplexer[2];
-  private final StreamMultiplexer[] dcMux = new StreamMultiplexer[2];
+  private EmbeddedPool wan;
   /** The acceptor's streams by id, and what their legs got (the OPEN's bytes first). */
   private final Map<Integer, MuxStream> dcStreams = new LinkedHashMap<>();
   private final Map<Integer, ByteBuf> dcReceived = new LinkedHashMap<>();
   /** What the dialler's legs got, by stream id. */
   private final Map<Integer, ByteBuf> branchReceived = new LinkedHashMap<>();
-  /** Bytes carried over each connection, towards the acceptor and back. */
-  private final long[] toDc = new long[2];
-  private final long[] toBranch = new long[2];
 
-  @BeforeEach
-  void start() {
+  /** Dials the pool's connections as {@code numbers} ({@link PooledConnection#number}). */
+  private void start(int... numbers) {
     SessionSettings branchSettings = new SessionSettings("branch-1", "branch", 1 << 20, WINDOW, 100, Duration.ofSeconds(30),
         Duration.ofSeconds(10));
     SessionSettings dcSettings = new SessionSettings("dc-test-express", "dc", 1 << 20, WINDOW, 100, Duration.ofSeconds(30),
         Duration.ofSeconds(10));
-    ConnectionGroup pool = new ConnectionGroup();
-    long session = PooledConnection.newSession();
     StreamAcceptor acceptor = (stream, open) -> {
       ByteBuf got = Unpooled.buffer();
       got.writeBytes(open.content());
@@ -70,16 +58,7 @@ class ExpressConnectionTest {
         }
       });
     };
-    for (int c = 0; c < 2; c++) {
-      branchMux[c] = new StreamMultiplexer(branchSettings, true, null, listener(), (identity, name, site) -> PeerAdmission.admitted(name, site))
-          .pooledAs(new PooledConnection(session, PooledConnection.number(c, c == EXPRESS), pool));
-      branch[c] = new EmbeddedChannel(new FrameCodec(1 << 20), branchMux[c]);
-      dcMux[c] = new StreamMultiplexer(dcSettings, false, acceptor, listener(), (identity, name, site) -> PeerAdmission.admitted(name, site));
-      dc[c] = new EmbeddedChannel(new FrameCodec(1 << 20), dcMux[c]);
-    }
-    carry();
-    assertTrue(branchMux[EXPRESS].isExpress() && dcMux[EXPRESS].isExpress(), "both ends know the express connection from its number");
-    assertTrue(!branchMux[BULK].isExpress() && !dcMux[BULK].isExpress());
+    wan = new EmbeddedPool(branchSettings, dcSettings, numbers, c -> acceptor);
   }
 
   @AfterEach
@@ -90,64 +69,19 @@ class ExpressConnectionTest {
     for (ByteBuf b : branchReceived.values()) {
       b.release();
     }
-    for (int c = 0; c < 2; c++) {
-      branch[c].finishAndReleaseAll();
-      dc[c].finishAndReleaseAll();
-    }
-  }
-
-  private static SessionListener listener() {
-    return new SessionListener() {
-      @Override
-      public void sessionUp(StreamMultiplexer connection) {}
-
-      @Override
-      public void sessionDown(StreamMultiplexer connection, String reason) {}
-    };
-  }
-
-  /** Runs both ends' tasks and carries bytes each way until nothing moves. */
-  private void carry() {
-    for (int round = 0; round < 1000; round++) {
-      boolean moved = false;
-      for (int c = 0; c < 2; c++) {
-        long in = move(branch[c], dc[c]);
-        long out = move(dc[c], branch[c]);
-        toDc[c] += in;
-        toBranch[c] += out;
-        moved |= in > 0 || out > 0;
-      }
-      if (!moved) {
-        return;
-      }
-    }
-    throw new AssertionError("bytes still moving after 1000 rounds");
-  }
-
-  private static long move(EmbeddedChannel from, EmbeddedChannel to) {
-    from.runPendingTasks();
-    long moved = 0;
-    ByteBuf b;
-    while ((b = from.readOutbound()) != null) {
-      moved += b.readableBytes();
-      to.writeInbound(b);
-    }
-    to.runPendingTasks();
-    return moved;
+    wan.close();
   }
 
   /** Both ends of connection {@code c} have room ({@code true}) or none. */
   private void room(int c, boolean room) {
-    for (EmbeddedChannel ch : new EmbeddedChannel[] {branch[c], dc[c]}) {
-      ch.unsafe().outboundBuffer().setUserDefinedWritability(1, room);
-      ch.runPendingTasks();
-    }
+    EmbeddedPool.room(wan.branch[c], room);
+    EmbeddedPool.room(wan.dc[c], room);
   }
 
   /** A stream opened on the bulk connection, known to the peer (its OPEN answered by a grant). */
   private MuxStream open() {
     ByteBuf got = Unpooled.buffer();
-    MuxStream s = branchMux[BULK].open(1L, SRC, DST, 0, null, Unpooled.wrappedBuffer(new byte[64 * 1024]), new DiscardingStreamHandler() {
+    MuxStream s = wan.branchMux[BULK].open(1L, SRC, DST, 0, null, Unpooled.wrappedBuffer(new byte[64 * 1024]), new DiscardingStreamHandler() {
       @Override
       public void onData(ByteBuf data, boolean endStream) {
         got.writeBytes(data);
@@ -155,16 +89,16 @@ class ExpressConnectionTest {
       }
     });
     branchReceived.put(s.id(), got);
-    carry();
+    wan.carry();
     dcStreams.get(s.id()).consumed(64 * 1024);
-    carry();
+    wan.carry();
     return s;
   }
 
   private void write(MuxStream s, byte[] bytes) {
     s.writeData(Unpooled.wrappedBuffer(bytes), false);
     s.flush();
-    carry();
+    wan.carry();
   }
 
   private static byte[] sha256(ByteBuf b) throws Exception {
@@ -175,6 +109,9 @@ class ExpressConnectionTest {
 
   @Test
   void requestsAndEchoesCrossTheExpressConnectionAndBulkNever() throws Exception {
+    start(PooledConnection.number(0, false), PooledConnection.number(1, true));
+    assertTrue(wan.branchMux[EXPRESS].isExpress() && wan.dcMux[EXPRESS].isExpress(), "both ends know the express connection from its number");
+    assertTrue(!wan.branchMux[BULK].isExpress() && !wan.dcMux[BULK].isExpress());
     MuxStream bulk = open();
     MuxStream echo = open();
     MuxStream dcEcho = dcStreams.get(echo.id());
@@ -188,9 +125,9 @@ class ExpressConnectionTest {
       byte[] chunk = new byte[60_000 + r.nextInt(100_000)];
       r.nextBytes(chunk);
       bulkSent.update(chunk);
-      long expressBefore = toDc[EXPRESS];
+      long expressBefore = wan.toDc[EXPRESS];
       write(bulk, chunk);
-      assertEquals(expressBefore, toDc[EXPRESS], "bulk chunk " + i + " stayed off the express connection");
+      assertEquals(expressBefore, wan.toDc[EXPRESS], "bulk chunk " + i + " stayed off the express connection");
       dcStreams.get(bulk.id()).consumed(chunk.length);
 
       room(BULK, i % 2 == 0); // every other request finds the bulk's connection full
@@ -198,19 +135,57 @@ class ExpressConnectionTest {
       r.nextBytes(request);
       requests.update(request);
       write(echo, request);
-      assertTrue(toDc[EXPRESS] - expressBefore >= request.length, "request " + i + " crossed the express connection");
+      assertTrue(wan.toDc[EXPRESS] - expressBefore >= request.length, "request " + i + " crossed the express connection");
       dcEcho.consumed(request.length);
-      long backBefore = toBranch[EXPRESS];
+      long backBefore = wan.toBranch[EXPRESS];
       echoes.update(request);
       dcEcho.writeData(Unpooled.wrappedBuffer(request), false);
       dcEcho.flush();
-      carry();
-      assertTrue(toBranch[EXPRESS] - backBefore >= request.length, "echo " + i + " crossed the express connection back");
+      wan.carry();
+      assertTrue(wan.toBranch[EXPRESS] - backBefore >= request.length, "echo " + i + " crossed the express connection back");
       room(BULK, true);
-      carry();
+      wan.carry();
     }
     assertArrayEquals(bulkSent.digest(), sha256(dcReceived.get(bulk.id())), "SHA-256 of the bulk at the far leg");
     assertArrayEquals(requests.digest(), sha256(dcReceived.get(echo.id())), "SHA-256 of the requests at the far leg");
     assertArrayEquals(echoes.digest(), sha256(branchReceived.get(echo.id())), "SHA-256 of the echoes at the near leg");
+  }
+
+  @Test
+  void aNewerExpressConnectionTakesTheOlderOnesPlaceAtBothEnds() throws Exception {
+    int older = 1;
+    int newer = 2;
+    start(PooledConnection.number(0, false), PooledConnection.number(older, true), PooledConnection.number(newer, true));
+    MuxStream echo = open();
+    MuxStream dcEcho = dcStreams.get(echo.id());
+    Random r = new Random(11);
+    MessageDigest requests = MessageDigest.getInstance("SHA-256");
+    requests.update(new byte[64 * 1024]);
+    MessageDigest echoes = MessageDigest.getInstance("SHA-256");
+    room(BULK, false);
+    for (int i = 0; i < 5; i++) {
+      byte[] request = new byte[1000 + r.nextInt(200)];
+      r.nextBytes(request);
+      requests.update(request);
+      long olderBefore = wan.toDc[older];
+      long newerBefore = wan.toDc[newer];
+      write(echo, request);
+      assertTrue(wan.toDc[newer] - newerBefore >= request.length, "request " + i + " crossed the newer express connection");
+      assertEquals(olderBefore, wan.toDc[older], "request " + i + " left the older one alone");
+      dcEcho.consumed(request.length);
+      long olderBack = wan.toBranch[older];
+      long newerBack = wan.toBranch[newer];
+      echoes.update(request);
+      dcEcho.writeData(Unpooled.wrappedBuffer(request), false);
+      dcEcho.flush();
+      wan.carry();
+      assertTrue(wan.toBranch[newer] - newerBack >= request.length, "echo " + i + " crossed the newer express connection back");
+      assertEquals(olderBack, wan.toBranch[older], "echo " + i + " left the older one alone");
+    }
+    room(BULK, true);
+    wan.carry();
+    assertArrayEquals(requests.digest(), sha256(dcReceived.get(echo.id())), "SHA-256 of the requests at the far leg");
+    assertArrayEquals(echoes.digest(), sha256(branchReceived.get(echo.id())), "SHA-256 of the echoes at the near leg");
+    assertTrue(wan.branchMux[older].isUp() && wan.dcMux[older].isUp(), "the older one is left to close by itself");
   }
 }

@@ -98,8 +98,8 @@ public final class MuxStream {
   /** When this side last wrote to the stream, and the check that gives back credit it left unused. */
   private long lastWriteNanos;
   private ScheduledFuture<?> returnCheck;
-  /** What the stream may still send on its pool's express connection. */
-  private final InteractiveAllowance interactive = new InteractiveAllowance();
+  /** What the stream may still send on its pool's express connection; made when it first might (most nodes have none). */
+  private InteractiveAllowance interactive;
   /** Scheduler state: whether the stream is in one of its lists, and its deficit. */
   boolean scheduled;
   int deficit;
@@ -233,7 +233,13 @@ public final class MuxStream {
    * {@code nowNanos}: an interactive frame, for the express connection. Else null.
    */
   DataFrame pollInteractiveFrame(int limit, long nowNanos) {
-    if (pendingBytes == 0 || pendingBytes > limit || endPending || !mayTravelAway() || !interactive.allows(pendingBytes, nowNanos)) {
+    if (pendingBytes == 0 || pendingBytes > limit || endPending || !mayTravelAway()) {
+      return null;
+    }
+    if (interactive == null) {
+      interactive = new InteractiveAllowance();
+    }
+    if (!interactive.allows(pendingBytes, nowNanos)) {
       return null;
     }
     DataFrame frame = pollFrame(limit);

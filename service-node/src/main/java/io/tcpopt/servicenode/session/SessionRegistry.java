@@ -57,20 +57,23 @@ public final class SessionRegistry implements SessionListener {
       return null;
     }
     StreamMultiplexer best = null;
-    boolean bestLocal = false;
+    int bestRank = Integer.MAX_VALUE;
     for (StreamMultiplexer m : list) {
       if (!m.canOpen()) {
         continue;
       }
-      boolean isLocal = m.channel().eventLoop() == preferred;
-      boolean better = best == null || (best.isExpress() && !m.isExpress())
-          || (best.isExpress() == m.isExpress() && ((isLocal && !bestLocal) || (isLocal == bestLocal && m.activeStreams() < best.activeStreams())));
-      if (better) {
+      int rank = rank(m, preferred);
+      if (rank < bestRank || (rank == bestRank && m.activeStreams() < best.activeStreams())) {
         best = m;
-        bestLocal = isLocal;
+        bestRank = rank;
       }
     }
     return best;
+  }
+
+  /** Lower picks first: a connection that is not express before one that is, then one on {@code preferred}. */
+  private static int rank(StreamMultiplexer m, EventLoop preferred) {
+    return (m.isExpress() ? 2 : 0) + (m.channel().eventLoop() == preferred ? 0 : 1);
   }
 
   /** Every connection that is up. */

@@ -30,6 +30,12 @@ final class EmbeddedPool {
    * the HELLOs, so every connection is up on return.
    */
   EmbeddedPool(SessionSettings branchSettings, SessionSettings dcSettings, int[] numbers, IntFunction<StreamAcceptor> acceptors) {
+    this(branchSettings, dcSettings, numbers, acceptors, listener());
+  }
+
+  /** As above; {@code branchListener} is told when the dialler's connections come up and go down. */
+  EmbeddedPool(SessionSettings branchSettings, SessionSettings dcSettings, int[] numbers, IntFunction<StreamAcceptor> acceptors,
+      SessionListener branchListener) {
     int n = numbers.length;
     branch = new EmbeddedChannel[n];
     dc = new EmbeddedChannel[n];
@@ -39,7 +45,7 @@ final class EmbeddedPool {
     toBranch = new long[n];
     long session = PooledConnection.newSession();
     for (int c = 0; c < n; c++) {
-      branchMux[c] = new StreamMultiplexer(branchSettings, true, null, listener(), (identity, name, site) -> PeerAdmission.admitted(name, site))
+      branchMux[c] = new StreamMultiplexer(branchSettings, true, null, branchListener, (identity, name, site) -> PeerAdmission.admitted(name, site))
           .pooledAs(new PooledConnection(session, numbers[c], pool));
       branch[c] = new EmbeddedChannel(new FrameCodec(1 << 20), branchMux[c]);
       dcMux[c] = new StreamMultiplexer(dcSettings, false, acceptors.apply(c), listener(), (identity, name, site) -> PeerAdmission.admitted(name, site));

@@ -9,10 +9,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A window starts at the HELLO's {@code initial-stream-window} and grows with the flow, like
  * HTTP/2 and QUIC receivers do: when the leg took a whole window's worth of bytes within
- * {@link #growthInterval two round trips} of the WAN connection (at least {@value
+ * {@link #growthInterval four round trips} of the WAN connection (at least {@value
  * #MIN_GROWTH_INTERVAL_MILLIS} ms), the window was what held the sender back, and it grows to
- * {@value #GROWTH_FACTOR} times its size (a window-bound sender fills one per round trip), up to
- * the configured maximum and only as far as the stream's {@link StreamBudget} lets it. A flow whose
+ * {@value #GROWTH_FACTOR} times its size, up to the configured maximum and only as far as the
+ * stream's {@link StreamBudget} lets it. A flow whose
  * leg reads slowly, or whose sender has little to send, never fills a window that fast and keeps
  * its small one: an idle flow costs its initial window, a bulk flow reaches the full window within
  * a few round trips. The growth goes to the peer as a WINDOW_UPDATE with the GROW flag (it
@@ -30,6 +30,17 @@ final class ReceiveWindow {
   static final long MIN_GROWTH_INTERVAL_MILLIS = 20;
   /** A window the sender filled within the growth interval grows to this many times its size. */
   static final int GROWTH_FACTOR = 4;
+  /**
+   * The growth interval in WAN round trips. A window-bound sender fills one window per credit cycle:
+   * a round trip on a clean path, but a hole (a lost packet) holds every byte behind it at the
+   * receiving node for a round trip or two more before the leg takes them, and at 300 ms / 2% loss
+   * there is one in every round trip. With two round trips a window-bound stream's window was never
+   * judged full in time there: the four streams of a 400 MB transfer sat at their start credit (~17
+   * MB unacknowledged, the DC's WAN socket application-limited with the LAN's bytes waiting) for its
+   * first 3-5 s (issue 9, docs/benchmarks.md, lossy9d). A flow the leg or the sender holds back
+   * still keeps its small window unless it moves a window in four round trips.
+   */
+  static final int GROWTH_INTERVAL_RTTS = 4;
 
   private final int initial;
   private final int max;
@@ -124,9 +135,9 @@ final class ReceiveWindow {
     return fast ? (int) Math.min((long) (GROWTH_FACTOR - 1) * size, (long) max - size) : 0;
   }
 
-  /** Two round trips, at least {@value #MIN_GROWTH_INTERVAL_MILLIS} ms. */
+  /** {@link #GROWTH_INTERVAL_RTTS} round trips, at least {@value #MIN_GROWTH_INTERVAL_MILLIS} ms. */
   static long growthInterval(long rttNanos) {
-    return Math.max(TimeUnit.MILLISECONDS.toNanos(MIN_GROWTH_INTERVAL_MILLIS), 2 * Math.max(0, rttNanos));
+    return Math.max(TimeUnit.MILLISECONDS.toNanos(MIN_GROWTH_INTERVAL_MILLIS), GROWTH_INTERVAL_RTTS * Math.max(0, rttNanos));
   }
 
   /** The window grew by {@code bytes} (reserved and about to be granted with the GROW flag). */

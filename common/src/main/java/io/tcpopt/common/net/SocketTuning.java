@@ -237,6 +237,14 @@ public final class SocketTuning {
     return bbrInfoField(ch, 12);
   }
 
+  /**
+   * BBR's congestion-window gain on the channel (TCP_CC_INFO, BBR units: STARTUP and DRAIN 739, PROBE_BW 512,
+   * PROBE_RTT 256), or empty when the socket does not run BBR or is not epoll.
+   */
+  public static OptionalInt bbrCwndGain(Channel ch) {
+    return bbrInfoField(ch, 16);
+  }
+
   /** BBR's minimum RTT on the channel in microseconds (TCP_CC_INFO), or empty when the socket does not run BBR or is not epoll. */
   public static OptionalInt bbrMinRttMicros(Channel ch) {
     return bbrInfoField(ch, 8);

@@ -51,6 +51,8 @@ final class CongestionRestart {
 
   /** BBR's congestion window in PROBE_RTT, in packets. */
   static final long PROBE_RTT_CWND = 4;
+  /** BBR's congestion-window gain in PROBE_RTT (1.0 in units of 256), and in no other mode. */
+  static final int PROBE_RTT_CWND_GAIN = 256;
   /**
    * BBR (v1) enters PROBE_RTT when its minimum RTT is 10 s old; while bytes wait, the congestion
    * control is restarted this long after BBR's last PROBE_RTT (or restart) instead: see {@link
@@ -153,9 +155,21 @@ final class CongestionRestart {
   }
 
   /**
-   * One check for PROBE_RTT: whether bytes wait, BBR's congestion window (packets), the smoothed RTT
-   * and BBR's minimum RTT (microseconds, 0 when unknown). Returns true when the congestion control
-   * should restart now to refresh BBR's minimum RTT.
+   * Whether BBR is in PROBE_RTT, from its congestion-window gain ({@code cwndGain}, -1 when unknown):
+   * 1.0 there and in no other mode. Not from the window alone: a retransmission timeout also leaves
+   * a window of 1-4 packets but does not refresh BBR's minimum RTT, and at 2% loss one at the start of
+   * a transfer (a lost packet of the idle connection) was taken for a PROBE_RTT, so the refresh was
+   * put off by 9 s and BBR's own PROBE_RTT came instead, ~0.7 s without deliveries in both 300 ms / 2%
+   * rows of a pair (issue 9, docs/benchmarks.md, lossy9d).
+   */
+  static boolean inProbeRtt(int cwndGain) {
+    return cwndGain == PROBE_RTT_CWND_GAIN;
+  }
+
+  /**
+   * One check for PROBE_RTT: whether bytes wait, whether BBR is in PROBE_RTT ({@link #inProbeRtt}),
+   * the smoothed RTT and BBR's minimum RTT (microseconds, 0 when unknown). Returns true when the
+   * congestion control should restart now to refresh BBR's minimum RTT.
    *
    * <p>BBR (v1) drains the path to 4 packets for 200 ms and a round trip when its minimum RTT was
    * not undercut for 10 s, which on a busy connection with a steady RTT is every 10 s. At 300 ms that
@@ -174,8 +188,8 @@ final class CongestionRestart {
    * #keepsWindow}); when it would not, the refresh waits for a tick when it does (the refresh comes
    * 1 s before BBR's own PROBE_RTT: 20 ticks to find one), and otherwise BBR's PROBE_RTT happens.
    */
-  boolean refreshDue(long nowNanos, boolean backlogged, long cwndSegments, long srttMicros, long minRttMicros, boolean keepsWindow) {
-    if (cwndSegments > 0 && cwndSegments <= PROBE_RTT_CWND) {
+  boolean refreshDue(long nowNanos, boolean backlogged, boolean probeRtt, long srttMicros, long minRttMicros, boolean keepsWindow) {
+    if (probeRtt) {
       minRttFresh = nowNanos;
       return false;
     }
@@ -261,7 +275,7 @@ final class CongestionRestart {
     // went from 150 to 300 ms: BBR had learned 300 ms in its PROBE_RTT, a refresh put 150 ms back
     // and its window at one BDP (6,400 segments instead of 12,900) for 20 s, until the next
     // PROBE_RTT; the 300 ms / 0.5% row ran at 216.7 Mbit/s.
-    if (refreshDue(System.nanoTime(), waiting, i.sendCwndSegments(), i.rttMicros(), restartMinRtt(i.minRttMicros(), minRtt),
+    if (refreshDue(System.nanoTime(), waiting, inProbeRtt(SocketTuning.bbrCwndGain(ch).orElse(-1)), i.rttMicros(), restartMinRtt(i.minRttMicros(), minRtt),
         keepsWindow(i.caState(), i.inFlightSegments(), i.sendMss(), bw.getAsLong(), minRtt))) {
       boolean ok = SocketTuning.restartCongestionControl(ch, congestionControl);
       log.debug("WAN socket {}: {} restarted before its PROBE_RTT with bytes waiting{} ({} so far, {} ticks waited for a full pipe)", ch,

@@ -98,10 +98,10 @@ class CongestionRestartTest {
   private static final int REFRESH_TICKS = (int) (CongestionRestart.REFRESH_NANOS / TICK);
 
   /** Ticks until a refresh is due or {@code ticks} have passed; returns the tick of the refresh or -1. */
-  private int ticksUntilRefresh(int ticks, boolean backlogged, long cwnd, long srtt) {
+  private int ticksUntilRefresh(int ticks, boolean backlogged, boolean probeRtt, long srtt) {
     for (int i = 0; i < ticks; i++) {
       now += TICK;
-      if (restart.refreshDue(now, backlogged, cwnd, srtt, RTT, true)) {
+      if (restart.refreshDue(now, backlogged, probeRtt, srtt, RTT, true)) {
         return i;
       }
     }
@@ -110,27 +110,38 @@ class CongestionRestartTest {
 
   @Test
   void aBusyConnectionIsRefreshedBeforeItsProbeRttAndAgainAfterEach() {
-    assertEquals(REFRESH_TICKS - 1, ticksUntilRefresh(1000, true, CWND, RTT + 1_500));
-    assertEquals(REFRESH_TICKS - 1, ticksUntilRefresh(1000, true, CWND, RTT + 1_500));
+    assertEquals(REFRESH_TICKS - 1, ticksUntilRefresh(1000, true, false, RTT + 1_500));
+    assertEquals(REFRESH_TICKS - 1, ticksUntilRefresh(1000, true, false, RTT + 1_500));
     assertEquals(2, restart.refreshes());
   }
 
   @Test
   void aProbeRttSeenPostponesTheRefresh() {
-    ticksUntilRefresh(REFRESH_TICKS / 2, true, CWND, RTT);
-    assertEquals(-1, ticksUntilRefresh(1, true, CongestionRestart.PROBE_RTT_CWND, RTT));
-    assertEquals(REFRESH_TICKS - 1, ticksUntilRefresh(1000, true, CWND, RTT), "counted from the PROBE_RTT");
+    ticksUntilRefresh(REFRESH_TICKS / 2, true, false, RTT);
+    assertEquals(-1, ticksUntilRefresh(1, true, true, RTT));
+    assertEquals(REFRESH_TICKS - 1, ticksUntilRefresh(1000, true, false, RTT), "counted from the PROBE_RTT");
+  }
+
+  @Test
+  void aRetransmissionTimeoutsSmallWindowIsNoProbeRtt() {
+    assertTrue(CongestionRestart.inProbeRtt(CongestionRestart.PROBE_RTT_CWND_GAIN));
+    assertFalse(CongestionRestart.inProbeRtt(512), "PROBE_BW, whatever its window (seen: 1 packet after a timeout at 2% loss)");
+    assertFalse(CongestionRestart.inProbeRtt(739), "STARTUP");
+    assertFalse(CongestionRestart.inProbeRtt(-1), "unknown");
+    ticksUntilRefresh(REFRESH_TICKS / 2, true, false, RTT);
+    assertEquals(REFRESH_TICKS / 2 - 1, ticksUntilRefresh(1000, true, CongestionRestart.inProbeRtt(512), RTT),
+        "a timeout half way leaves the refresh where BBR's PROBE_RTT would be");
   }
 
   @Test
   void noRefreshWhileIdleOrWhileTheRttIsWellAboveItsMinimum() {
-    assertEquals(-1, ticksUntilRefresh(3 * REFRESH_TICKS, false, CWND, RTT));
+    assertEquals(-1, ticksUntilRefresh(3 * REFRESH_TICKS, false, false, RTT));
     // the path's RTT may have grown: BBR's own PROBE_RTT must learn it
-    assertEquals(-1, ticksUntilRefresh(3 * REFRESH_TICKS, true, CWND, RTT * 13 / 10));
-    assertEquals(0, ticksUntilRefresh(1, true, CWND, RTT * 12 / 10));
+    assertEquals(-1, ticksUntilRefresh(3 * REFRESH_TICKS, true, false, RTT * 13 / 10));
+    assertEquals(0, ticksUntilRefresh(1, true, false, RTT * 12 / 10));
     // without BBR's minimum nothing is known
     now += CongestionRestart.REFRESH_NANOS;
-    assertFalse(restart.refreshDue(now, true, CWND, RTT, 0, true));
+    assertFalse(restart.refreshDue(now, true, false, RTT, 0, true));
     assertEquals(1, restart.refreshes());
   }
 
@@ -150,7 +161,7 @@ class CongestionRestartTest {
   private int ticksUntilRefreshWithMinimum(int ticks, long srtt, long minRtt) {
     for (int i = 0; i < ticks; i++) {
       now += TICK;
-      if (restart.refreshDue(now, true, CWND, srtt, minRtt, true)) {
+      if (restart.refreshDue(now, true, false, srtt, minRtt, true)) {
         return i;
       }
     }
@@ -172,27 +183,27 @@ class CongestionRestartTest {
     // due after REFRESH_TICKS, but the pipe is half empty for 10 ticks: the refresh comes on the first full one
     for (int i = 0; i < REFRESH_TICKS + 10; i++) {
       now += TICK;
-      assertFalse(restart.refreshDue(now, true, CWND, RTT, RTT, false));
+      assertFalse(restart.refreshDue(now, true, false, RTT, RTT, false));
     }
     assertEquals(11, restart.deferredRefreshes());
     assertEquals(0, restart.refreshes());
     now += TICK;
-    assertTrue(restart.refreshDue(now, true, CWND, RTT, RTT, true));
+    assertTrue(restart.refreshDue(now, true, false, RTT, RTT, true));
     assertEquals(1, restart.refreshes());
     // if the pipe never fills, BBR's own PROBE_RTT comes and counts as the refresh
-    assertEquals(-1, ticksUntilRefresh(REFRESH_TICKS - 1, true, CWND, RTT));
+    assertEquals(-1, ticksUntilRefresh(REFRESH_TICKS - 1, true, false, RTT));
     now += TICK;
-    assertFalse(restart.refreshDue(now, true, CWND, RTT, RTT, false));
+    assertFalse(restart.refreshDue(now, true, false, RTT, RTT, false));
     now += TICK;
-    assertFalse(restart.refreshDue(now, true, CongestionRestart.PROBE_RTT_CWND, RTT, RTT, false));
-    assertEquals(-1, ticksUntilRefresh(REFRESH_TICKS - 1, true, CWND, RTT), "counted from the PROBE_RTT");
+    assertFalse(restart.refreshDue(now, true, true, RTT, RTT, false));
+    assertEquals(-1, ticksUntilRefresh(REFRESH_TICKS - 1, true, false, RTT), "counted from the PROBE_RTT");
     assertEquals(1, restart.refreshes());
   }
 
   @Test
   void aRefreshStartsThePeakOverSoItsFirstLowEstimatesAreNoCollapse() {
     ticksUntilRestart(20, true, LINK, CWND);
-    assertTrue(ticksUntilRefresh(1000, true, CWND, RTT) >= 0);
+    assertTrue(ticksUntilRefresh(1000, true, false, RTT) >= 0);
     assertEquals(-1, ticksUntilRestart(20, true, LINK / 5, CWND), "BBR's estimate starting over");
     assertEquals(-1, ticksUntilRestart(20, true, LINK, CWND));
     assertEquals(0, restart.restarts());
@@ -203,6 +214,6 @@ class CongestionRestartTest {
   void aCollapseRestartAlsoCountsAsARefresh() {
     ticksUntilRestart(20, true, LINK, CWND);
     assertTrue(ticksUntilRestart(20, true, LINK / 10, CWND) >= 0);
-    assertEquals(REFRESH_TICKS - 1, ticksUntilRefresh(1000, true, CWND, RTT));
+    assertEquals(REFRESH_TICKS - 1, ticksUntilRefresh(1000, true, false, RTT));
   }
 }

@@ -8,7 +8,7 @@
 # the branch node forwards the explicit listener 127.0.0.1:18201 to 127.0.0.1:5201 via the DC.
 # Node configs follow CONTRACTS.md section 1 and are written to the state directory with
 # their own TLS certificates (`tcpopt certs`, or openssl: one CA, one certificate per node). The nodes run
-# through ./tcpopt, or `java -jar $TCPOPT_JAR` when TCPOPT_JAR is set; JAVA_OPTS is passed on.
+# through ./tcpopt, with its JVM flags (JAVA_OPTS is added after them), and run the jar TCPOPT_JAR when set.
 # `up` returns once the branch node listens and holds an established WAN session.
 # --no-link writes no `link` block (the node's defaults for an unknown link; issue 9).
 # TCPOPT_POLICY=FILE appends FILE (a `policy:` section) to both nodes' configs: each node decides
@@ -59,13 +59,9 @@ stop_nodes() {
 }
 
 tcpopt_command() {
-  if [ -n "${TCPOPT_JAR:-}" ]; then
-    [ -f "$TCPOPT_JAR" ] || fail "TCPOPT_JAR=$TCPOPT_JAR does not exist"
-    command=(java ${JAVA_OPTS:-} -jar "$TCPOPT_JAR")
-  else
-    [ -x "$REPO_DIR/tcpopt" ] || fail "no ./tcpopt launcher in $REPO_DIR (and TCPOPT_JAR not set)"
-    command=("$REPO_DIR/tcpopt")
-  fi
+  [ -z "${TCPOPT_JAR:-}" ] || [ -f "$TCPOPT_JAR" ] || fail "TCPOPT_JAR=$TCPOPT_JAR does not exist"
+  [ -x "$REPO_DIR/tcpopt" ] || fail "no ./tcpopt launcher in $REPO_DIR"
+  command=("$REPO_DIR/tcpopt")
 }
 
 # The nodes' certificates: `tcpopt certs` (the project's demo CA), else openssl.

@@ -108,7 +108,7 @@ write_configs() {
     congestion-control: bbr"
   [ "$no_link" -eq 0 ] || wan_common="    connections: $conns
     congestion-control: bbr"
-  # TCPOPT_WAN_EXPRESS=true|false: wan.express-connection of both nodes (the node default when unset).
+  # TCPOPT_WAN_EXPRESS=true|false: wan.express-connection of both nodes (the node default, true, when unset).
   [ -z "${TCPOPT_WAN_EXPRESS:-}" ] || wan_common="$wan_common
     express-connection: $TCPOPT_WAN_EXPRESS"
   # TCPOPT_STREAM_WINDOW (e.g. 32MiB): wan.stream-window of both nodes (issue 11: a reduced stream

@@ -396,14 +396,14 @@ public final class ServiceNode implements AutoCloseable {
     return config;
   }
 
-  /** Per peer: connections up and configured, RTT, cwnd, retransmits, congestion control. */
+  /** Per peer: connections up and configured (the express one among them), RTT, cwnd, retransmits, congestion control. */
   public List<PeerSessionStatus> sessions() {
     Map<String, PeerSessionStatus> out = new LinkedHashMap<>();
     List<ServiceNodeConfig.Peer> dialled = dialledPeers();
     for (int i = 0; i < pools.size(); i++) {
       PeerSessionPool pool = pools.get(i);
       ServiceNodeConfig.Peer peer = dialled.get(i);
-      out.put(peer.name(), status(peer.name(), peer.site(), pool.upConnections(), pool.size()));
+      out.put(peer.name(), status(peer.name(), peer.site(), pool.upConnections(), pool.size(), pool.dialsExpress()));
     }
     Map<String, List<StreamMultiplexer>> inbound = new LinkedHashMap<>();
     for (StreamMultiplexer m : sessions.all()) {
@@ -412,17 +412,19 @@ public final class ServiceNode implements AutoCloseable {
       }
     }
     for (Map.Entry<String, List<StreamMultiplexer>> e : inbound.entrySet()) {
-      out.put(e.getKey(), status(e.getKey(), e.getValue().get(0).peerSite(), e.getValue(), 0));
+      out.put(e.getKey(), status(e.getKey(), e.getValue().get(0).peerSite(), e.getValue(), 0, false));
     }
     return List.copyOf(out.values());
   }
 
-  private PeerSessionStatus status(String name, String site, List<StreamMultiplexer> up, int configured) {
+  private PeerSessionStatus status(String name, String site, List<StreamMultiplexer> up, int configured, boolean expressConfigured) {
+    int expressUp = 0;
     long rtt = -1;
     long cwnd = -1;
     long retransmits = -1;
     String cc = "unknown";
     for (StreamMultiplexer m : up) {
+      expressUp += m.isExpress() ? 1 : 0;
       if (m.rttNanos() >= 0 && (rtt < 0 || m.rttNanos() < rtt)) {
         rtt = m.rttNanos();
       }
@@ -437,7 +439,8 @@ public final class ServiceNode implements AutoCloseable {
         cc = s.congestionControl();
       }
     }
-    return new PeerSessionStatus(name, site, up.size(), configured, rtt < 0 ? null : Duration.ofNanos(rtt), cwnd, retransmits, cc);
+    return new PeerSessionStatus(name, site, up.size(), configured, rtt < 0 ? null : Duration.ofNanos(rtt), cwnd, retransmits, cc, expressUp,
+        expressConfigured);
   }
 
   private AtomicInteger upCounter(String peer) {

@@ -181,6 +181,8 @@ final class IntegratedServiceNode implements LocalServiceNode {
           .setSite(s.site())
           .setConnectionsUp(s.connectionsUp())
           .setConnectionsConfigured(s.connectionsConfigured())
+          .setExpressUp(s.expressUp())
+          .setExpressConfigured(s.expressConfigured())
           .setRttMicros(s.rtt() == null ? 0 : s.rtt().toNanos() / 1000)
           .setCwndSegments(s.cwndSegments())
           .setRetransmits(s.retransmits())

@@ -181,7 +181,7 @@ final class GrpcControllerClient implements ControllerClient {
     for (PeerSession p : r.getSessionsList()) {
       sessions.add(new Views.Session(p.getReporter(), p.getPeer(), p.getSite(), p.getConnectionsUp(), p.getConnectionsConfigured(),
           p.getRttMicros(), p.getCwndSegments(), p.getRetransmits(), p.getCongestionControl(), p.getReductionLanBytes(), p.getReductionPercent(),
-          p.getCacheHitPercent(), p.getCacheBytes()));
+          p.getCacheHitPercent(), p.getCacheBytes(), p.getExpressUp(), p.getExpressConfigured()));
     }
     return new Views.ClusterStatus(health(r.getHealth()), r.getReason(), r.getController() + " (" + target + ")",
         r.getPolicyVersion(), r.getPolicyName(), r.getSitesList(), groups, sessions, r.getFlowsActive(), r.getFlowCapacity(),

@@ -44,10 +44,10 @@ public final class StatusCommand extends OperatorCommand {
     }
     groups.print(out);
     out.println();
-    Table sessions = new Table("node", "peer", "peer site", "connections", "rtt", "cwnd", "retransmits", "cc");
+    Table sessions = new Table("node", "peer", "peer site", "connections", "express", "rtt", "cwnd", "retransmits", "cc");
     for (Views.Session p : s.sessions()) {
       sessions.row(
-          p.node(), p.peer(), p.peerSite(), p.connectionsUp() + "/" + p.connectionsConfigured(),
+          p.node(), p.peer(), p.peerSite(), p.connectionsUp() + "/" + p.connectionsConfigured(), p.express(),
           Units.micros(p.rttMicros()), unknownIfNegative(p.cwndSegments()), unknownIfNegative(p.retransmits()),
           p.congestionControl());
     }
@@ -142,6 +142,8 @@ public final class StatusCommand extends OperatorCommand {
       session.put("peerSite", p.peerSite());
       session.put("connectionsUp", p.connectionsUp());
       session.put("connectionsConfigured", p.connectionsConfigured());
+      session.put("expressUp", p.expressUp());
+      session.put("expressConfigured", p.expressConfigured());
       session.put("rttMicros", p.rttMicros());
       session.put("cwndSegments", p.cwndSegments());
       session.put("retransmits", p.retransmits());

@@ -32,7 +32,9 @@ public final class Views {
   /**
    * One peer session as seen by one service node, with its data reduction: the LAN bytes of the
    * reduced streams, the percent that did not cross the WAN, the percent of chunks sent as
-   * references, and the node's chunk cache (bytes held); all 0 without data reduction.
+   * references, and the node's chunk cache (bytes held); all 0 without data reduction. The
+   * connections include the express one ({@code expressUp} of them up, {@code expressConfigured}
+   * when the node dials one).
    */
   public record Session(
       String node,
@@ -47,10 +49,12 @@ public final class Views {
       long reductionLanBytes,
       double reductionPercent,
       double cacheHitPercent,
-      long cacheBytes) {
-    public Session(String node, String peer, String peerSite, int connectionsUp, int connectionsConfigured, long rttMicros, long cwndSegments,
-        long retransmits, String congestionControl) {
-      this(node, peer, peerSite, connectionsUp, connectionsConfigured, rttMicros, cwndSegments, retransmits, congestionControl, 0, 0, 0, 0);
+      long cacheBytes,
+      int expressUp,
+      boolean expressConfigured) {
+    /** The express connection as a status column shows it: "up", "down" (dialled, not up) or "-" (none). */
+    public String express() {
+      return expressUp > 0 ? "up" : expressConfigured ? "down" : "-";
     }
   }
 

@@ -38,11 +38,11 @@ final class TopView {
         + "   Throughput: " + Units.bitsPerSecond(total));
     out.add("");
 
-    Table peers = new Table("node", "peer", "site", "conn", "rtt", "cwnd", "retrans", "cc", "throughput");
+    Table peers = new Table("node", "peer", "site", "conn", "express", "rtt", "cwnd", "retrans", "cc", "throughput");
     for (Views.Session p : s.sessions()) {
       double rate = flows.stream().filter(f -> p.node().equals(f.node()) && p.peer().equals(f.peer()))
           .mapToDouble(f -> rates.getOrDefault(f.id(), 0.0)).sum();
-      peers.row(p.node(), p.peer(), p.peerSite(), p.connectionsUp() + "/" + p.connectionsConfigured(), Units.micros(p.rttMicros()),
+      peers.row(p.node(), p.peer(), p.peerSite(), p.connectionsUp() + "/" + p.connectionsConfigured(), p.express(), Units.micros(p.rttMicros()),
           p.cwndSegments() < 0 ? null : p.cwndSegments(), p.retransmits() < 0 ? null : p.retransmits(), p.congestionControl(),
           Units.bitsPerSecond(rate));
     }

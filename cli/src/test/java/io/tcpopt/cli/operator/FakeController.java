@@ -34,7 +34,7 @@ final class FakeController implements ControllerClient {
     return new Views.ClusterStatus("DEGRADED", "1 of 2 sessions down", "127.0.0.1:7700", current().version(), current().name(),
         List.of("branch", "dc"),
         List.of(new Views.Group("SNG-APPQOE", "branch", List.of(new Views.Member("branch-1", true, 12.5, false)))),
-        List.of(new Views.Session("branch-1", "dc-1", "dc", 3, 4, 1500, 42, 7, "bbr")),
+        List.of(new Views.Session("branch-1", "dc-1", "dc", 3, 4, 1500, 42, 7, "bbr", 0, 0, 0, 0, 1, true)),
         5, 10000, List.of(new Views.NodeFlows("branch-1", "branch", 5, 10000)));
   }
 

@@ -27,7 +27,7 @@ class OperatorOutputTest {
     assertTrue(r.out().contains("Policy:      first (version 1)"), r.out());
     assertTrue(r.out().contains("Flows:       5 active of 10000 (0.1% used) on branch-1"), r.out());
     assertTrue(r.out().lines().anyMatch(l -> l.matches("SNG-APPQOE\\s+branch\\s+branch-1\\s+healthy\\s+12\\.5%")), r.out());
-    assertTrue(r.out().lines().anyMatch(l -> l.matches("branch-1\\s+dc-1\\s+dc\\s+3/4\\s+1\\.5ms\\s+42\\s+7\\s+bbr")), r.out());
+    assertTrue(r.out().lines().anyMatch(l -> l.matches("branch-1\\s+dc-1\\s+dc\\s+3/4\\s+up\\s+1\\.5ms\\s+42\\s+7\\s+bbr")), r.out());
     assertTrue(controller.closed);
   }
 

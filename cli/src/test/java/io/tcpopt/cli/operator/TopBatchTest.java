@@ -18,7 +18,7 @@ class TopBatchTest {
     assertEquals(2, lines.stream().filter(l -> l.startsWith("tcpopt top - 127.0.0.1:7700   DEGRADED   policy first v1")).count(), r.out());
     assertTrue(r.out().contains("  1 of 2 sessions down"), r.out());
     assertTrue(r.out().contains("Flows: 2 active (2 optimized, 0 pass-through) on branch-1, 0.1% of capacity"), r.out());
-    assertTrue(lines.stream().anyMatch(l -> l.matches("branch-1\\s+dc-1\\s+dc\\s+3/4\\s+1\\.5ms\\s+42\\s+7\\s+bbr\\s+\\S+")), r.out());
+    assertTrue(lines.stream().anyMatch(l -> l.matches("branch-1\\s+dc-1\\s+dc\\s+3/4\\s+up\\s+1\\.5ms\\s+42\\s+7\\s+bbr\\s+\\S+")), r.out());
     // Busiest first: f-1 (64 MiB at 250 Mbit/s on average) before f-2.
     int f1 = r.out().indexOf("\nf-1 ");
     int f2 = r.out().indexOf("\nf-2 ");

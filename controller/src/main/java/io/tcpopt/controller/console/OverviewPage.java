@@ -71,14 +71,14 @@ final class OverviewPage {
     h.tableEnd(2, "no sites", bySite.isEmpty()).raw("</section>");
 
     h.raw("<section aria-labelledby=\"sessions\"><h2 id=\"sessions\">Inter-node sessions</h2>");
-    h.tableStart("Sessions between service nodes, as each node reports them", "Node", "Peer", "Peer site", "Connections", "RTT",
+    h.tableStart("Sessions between service nodes, as each node reports them", "Node", "Peer", "Peer site", "Connections", "Express", "RTT",
         "cwnd (segments)", "Retransmits", "Congestion control");
     for (PeerSession p : s.getSessionsList()) {
       h.row(p.getReporter(), p.getPeer(), p.getSite(), p.getConnectionsUp() + "/" + p.getConnectionsConfigured(),
-          Units.micros(p.getRttMicros()), p.getCwndSegments() < 0 ? "-" : p.getCwndSegments(),
+          p.getExpressUp() > 0 ? "up" : p.getExpressConfigured() ? "down" : "-", Units.micros(p.getRttMicros()), p.getCwndSegments() < 0 ? "-" : p.getCwndSegments(),
           p.getRetransmits() < 0 ? "-" : p.getRetransmits(), p.getCongestionControl());
     }
-    h.tableEnd(8, "no sessions reported", s.getSessionsCount() == 0).raw("</section>");
+    h.tableEnd(9, "no sessions reported", s.getSessionsCount() == 0).raw("</section>");
     return h;
   }
 

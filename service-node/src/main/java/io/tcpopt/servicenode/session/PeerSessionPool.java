@@ -171,8 +171,14 @@ public final class PeerSessionPool {
     return peerName;
   }
 
+  /** Connections this pool keeps up: {@code size}, plus its express connection when it dials one. */
   public int size() {
     return slots.length;
+  }
+
+  /** Whether one of the pool's connections is its express connection. */
+  public boolean dialsExpress() {
+    return slots[slots.length - 1].express;
   }
 
   /** The connections of this pool that completed their HELLO and are still up. */

@@ -1,6 +1,7 @@
 package io.tcpopt.servicenode;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tcpopt.servicenode.flow.FlowKind;
@@ -30,7 +31,8 @@ import org.slf4j.LoggerFactory;
 /**
  * 200 concurrent flows through a branch/DC pair over mutual TLS, sizes log-uniform from 1 byte to
  * 64 MiB independently in each direction; the SHA-256 of every byte is compared at both ends, and
- * the WAN connection count stays at the pool size.
+ * the WAN connection count stays at the pool size: {@code connections: 4} and, by default, the
+ * express connection, which both nodes' status label as such.
  */
 class DataPathTest {
   private static final Logger log = LoggerFactory.getLogger(DataPathTest.class);
@@ -167,10 +169,15 @@ class DataPathTest {
         String.format("%.0f", (up + down) / 1048576.0 / seconds));
     server.rethrow();
 
-    assertEquals(POOL, nodes.upAtBranch(), "WAN connections at the branch");
-    assertEquals(POOL, nodes.upAtDc(), "WAN connections accepted by the DC");
+    assertEquals(POOL + 1, nodes.upAtBranch(), "WAN connections at the branch, the express one included");
+    assertEquals(POOL + 1, nodes.upAtDc(), "WAN connections accepted by the DC, the express one included");
     PeerSessionStatus dcView = nodes.branch.sessions().get(0);
-    assertEquals(POOL, dcView.connectionsConfigured());
+    assertEquals(POOL + 1, dcView.connectionsConfigured());
+    assertEquals(1, dcView.expressUp());
+    assertTrue(dcView.expressConfigured(), "the branch dials an express connection by default");
+    PeerSessionStatus branchView = nodes.dc.sessions().get(0);
+    assertEquals(1, branchView.expressUp(), "the DC knows the express connection from its number");
+    assertFalse(branchView.expressConfigured(), "the DC dials none");
 
     TestNodes.await(() -> nodes.branch.flows().active().isEmpty() && nodes.dc.flows().active().isEmpty(), 5_000, "flows closed");
     FlowTableSnapshot flows = nodes.branch.flows();

@@ -25,6 +25,8 @@ class ServiceNodeConfigTest {
     ServiceNodeConfig c = TestNodes.config(BASE + "    link: { bandwidth: 250Mbit, rtt: 200ms, pacing: true }\n"
         + "  peers: [ { name: dc-1, site: dc, address: '127.0.0.1:7800', prefixes: [198.19.1.0/24] } ]\n", "b", "branch");
     assertEquals(1, c.wan().connections());
+    assertTrue(c.wan().expressConnection(), "an express connection beside the one");
+    assertFalse(TestNodes.config(BASE + "    express-connection: false\n", "b", "branch").wan().expressConnection());
     assertEquals("bbr", c.wan().congestionControl());
     assertEquals(Duration.ofSeconds(5), c.wan().keepalive());
     assertEquals(fitted(c, 4 * (250_000_000L / 8 / 5)), c.wan().streamWindow(), "default window = 4 x bandwidth x rtt");

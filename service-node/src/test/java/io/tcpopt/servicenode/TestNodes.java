@@ -117,8 +117,13 @@ final class TestNodes implements AutoCloseable {
 
   /** Waits until every pooled connection (an express one included) completed its HELLO at both ends. */
   void awaitSessions() {
-    int pooled = branch.sessions().stream().mapToInt(PeerSessionStatus::connectionsConfigured).sum();
+    int pooled = pooled();
     await(() -> upAtBranch() == pooled && upAtDc() == pooled, 10_000, "sessions up");
+  }
+
+  /** The connections the branch's pool keeps to the DC: {@code connections}, plus the express one unless it is off. */
+  int pooled() {
+    return branch.sessions().stream().mapToInt(PeerSessionStatus::connectionsConfigured).sum();
   }
 
   int upAtBranch() {

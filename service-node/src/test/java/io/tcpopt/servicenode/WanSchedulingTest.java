@@ -59,7 +59,8 @@ class WanSchedulingTest {
 
   @BeforeAll
   static void start() throws Exception {
-    startPair("    stream-window: 4MiB\n");
+    // The one connection's scheduler alone, without the express connection (on by default): ExpressWanSchedulingTest runs the same with it.
+    startPair("    stream-window: 4MiB\n    express-connection: false\n");
   }
 
   /** The pair with one WAN connection and {@code wanExtra} in both nodes' {@code wan} sections. */

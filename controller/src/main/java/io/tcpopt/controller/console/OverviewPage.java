@@ -74,8 +74,9 @@ final class OverviewPage {
     h.tableStart("Sessions between service nodes, as each node reports them", "Node", "Peer", "Peer site", "Connections", "Express", "RTT",
         "cwnd (segments)", "Retransmits", "Congestion control");
     for (PeerSession p : s.getSessionsList()) {
-      h.row(p.getReporter(), p.getPeer(), p.getSite(), p.getConnectionsUp() + "/" + p.getConnectionsConfigured(),
-          p.getExpressUp() > 0 ? "up" : p.getExpressConfigured() ? "down" : "-", Units.micros(p.getRttMicros()), p.getCwndSegments() < 0 ? "-" : p.getCwndSegments(),
+      String express = p.getExpressUp() > 0 ? "up" : p.getExpressConfigured() ? "down" : "-"; // "down": dialled, not up; "-": none
+      h.row(p.getReporter(), p.getPeer(), p.getSite(), p.getConnectionsUp() + "/" + p.getConnectionsConfigured(), express,
+          Units.micros(p.getRttMicros()), p.getCwndSegments() < 0 ? "-" : p.getCwndSegments(),
           p.getRetransmits() < 0 ? "-" : p.getRetransmits(), p.getCongestionControl());
     }
     h.tableEnd(9, "no sessions reported", s.getSessionsCount() == 0).raw("</section>");

@@ -23,7 +23,7 @@ import java.util.List;
  * test, hence {@code System.out}):
  *
  * <ul>
- *   <li>{@code sessions}: {@code SESSIONS peer=NAME up=N configured=N cc=NAME ...} (one line)
+ *   <li>{@code sessions}: {@code SESSIONS peer=NAME up=N configured=N express=N cc=NAME ...} (one line)
  *   <li>{@code flows}: {@code FLOWS active=N closed=N optimized=N pass-through=N dropped=N}
  *   <li>{@code quit}: closes the node (removing its rules), prints {@code CLOSED}, exits 0
  * </ul>
@@ -60,7 +60,7 @@ public final class NodeMain {
     StringBuilder b = new StringBuilder("SESSIONS");
     for (PeerSessionStatus s : sessions) {
       b.append(" peer=").append(s.name()).append(" up=").append(s.connectionsUp()).append(" configured=").append(s.connectionsConfigured())
-          .append(" cc=").append(s.congestionControl());
+          .append(" express=").append(s.expressUp()).append(" cc=").append(s.congestionControl());
     }
     return b.toString();
   }

@@ -41,8 +41,8 @@ class TransparentInterceptionTest {
   /** Dual-stack JVMs, as {@code ./tcpopt} runs them: IPv6 sockets that take IPv4 too. */
   private static final List<String> DUAL_STACK = List.of("-Djava.net.preferIPv4Stack=false");
   private static final int FLOWS = 50;
-  /** The examples' {@code wan.connections}: one pipe per peer. */
-  private static final int POOL = 1;
+  /** The examples' pool: {@code wan.connections: 1}, one pipe per peer, and its express connection. */
+  private static final int POOL = 2;
 
   @TempDir Path dir;
 
@@ -157,7 +157,7 @@ class TransparentInterceptionTest {
     branch.awaitLine(l -> l.startsWith("READY"), START);
     server.awaitLine(l -> l.startsWith("LISTENING"), START);
     String sessions = poll(branch, "sessions", l -> l.contains("peer=dc-1 up=" + POOL + " configured=" + POOL));
-    assertTrue(sessions.contains("cc=bbr"), sessions);
+    assertTrue(sessions.contains("cc=bbr") && sessions.contains("express=1"), sessions);
     // The DC learnt the branch from HELLO and tuned the accepted connections too.
     String inbound = poll(dc, "sessions", l -> l.contains("peer=branch-1 up=" + POOL));
     assertTrue(inbound.contains("cc=bbr"), inbound);
@@ -166,7 +166,7 @@ class TransparentInterceptionTest {
     assertEquals("HOLDING " + FLOWS, client.awaitLine(l -> l.startsWith("HOLDING"), Duration.ofSeconds(90)), () -> String.join("\n", client.lines()));
 
     // 50 client flows are terminated at the branch (their original destination as local address)
-    // and all ride the same warm WAN connection.
+    // and all ride the same warm pool (its one connection for bulk, its express one).
     List<String> wan = established(BRANCH, "src", "198.18.0.1", "dst", "198.18.0.2");
     assertEquals(POOL, wan.size(), () -> String.join("\n", wan));
     assertEquals(FLOWS, established(BRANCH, "src", "198.19.1.2:5201").size());

@@ -50,7 +50,7 @@ class ClientAddressSitesTest {
         + "      - { listen: 127.0.0.1:0, target: 127.0.0.1:" + echo.address().getPort() + " }\n"
         + "  client-address: { request: [dc] }\n", "branch-1", "branch"), optimizeAll, new SimpleMeterRegistry());
     open.add(branch::close);
-    TestNodes.await(() -> branch.sessions().stream().mapToInt(PeerSessionStatus::connectionsUp).sum() == 1, 10_000, "session up");
+    TestNodes.await(() -> TestNodes.poolsUp(branch, dc), 10_000, "session up");
     InetSocketAddress front = branch.listenerAddresses().get(0);
     byte[] data = HttpBackend.content(7, 300_000);
     try (Socket s = new Socket(front.getAddress(), front.getPort())) {

@@ -67,7 +67,7 @@ class DestinationRefusalTest {
     branch = ServiceNode.start(TestNodes.config("service-node:\n  wan: { listen: 127.0.0.1:0, plaintext: true, connections: 1 }\n"
         + "  peers: [ { name: dc-1, site: dc, address: 127.0.0.1:" + dc.wanAddress().getPort() + " } ]\n"
         + "  interception:\n    listeners:\n" + listeners, "branch-1", "branch"), null, new SimpleMeterRegistry());
-    TestNodes.await(() -> branch.sessions().stream().mapToInt(PeerSessionStatus::connectionsUp).sum() == 1, 10_000, "session up");
+    TestNodes.await(() -> TestNodes.poolsUp(branch, dc), 10_000, "session up");
   }
 
   @AfterAll

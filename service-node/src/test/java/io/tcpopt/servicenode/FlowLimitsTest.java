@@ -69,7 +69,7 @@ class FlowLimitsTest {
         + "      - { listen: 127.0.0.1:0, target: " + target + ", site: elsewhere }\n"
         + "  lan: { proxy-buffer-high: 64KiB, proxy-buffer-low: 16KiB }\n"
         + "  flows: " + flows + "\n", "branch-1", "branch"), null, branchMeters);
-    TestNodes.await(() -> branch.sessions().stream().mapToInt(PeerSessionStatus::connectionsUp).sum() == 1, 10_000, "session up");
+    TestNodes.await(() -> TestNodes.poolsUp(branch, dc), 10_000, "session up");
   }
 
   /** Opens a flow from {@code from} through listener {@code listener} and echoes one byte: the flow is up. */

@@ -79,8 +79,7 @@ class LegProfileTest {
         + "      - { listen: 127.0.0.1:0, target: 127.0.0.1:" + server.address().getPort() + " }\n"
         + "      - { listen: 127.0.0.1:0, target: 127.0.0.1:" + idleServer.address().getPort() + " }\n";
     branch = ServiceNode.start(TestNodes.config(branchYaml, "branch-1", "branch"), LegProfileTest::decide, new SimpleMeterRegistry());
-    TestNodes.await(() -> branch.sessions().stream().mapToInt(PeerSessionStatus::connectionsUp).sum() == 1
-        && dc.sessions().stream().mapToInt(PeerSessionStatus::connectionsUp).sum() == 1, 10_000, "session up");
+    TestNodes.await(() -> TestNodes.poolsUp(branch, dc), 10_000, "session up");
   }
 
   @AfterAll

@@ -74,8 +74,7 @@ class PeerReuseTest {
         + "    listeners:\n"
         + "      - { listen: 127.0.0.1:0, target: 127.0.0.1:" + target.getPort() + " }\n";
     branch = ServiceNode.start(TestNodes.config(branchYaml, "branch-1", "branch"), branchDecider, new SimpleMeterRegistry());
-    TestNodes.await(() -> branch.sessions().stream().mapToInt(PeerSessionStatus::connectionsUp).sum() == 1
-        && dc.sessions().stream().mapToInt(PeerSessionStatus::connectionsUp).sum() == 1, 10_000, "session up");
+    TestNodes.await(() -> TestNodes.poolsUp(branch, dc), 10_000, "session up");
     return branch.listenerAddresses().get(0);
   }
 

@@ -75,11 +75,7 @@ final class ReductionPair implements AutoCloseable {
   }
 
   void awaitSessions() {
-    TestNodes.await(() -> up(branch) == connections && up(dc) == connections, 20_000, "sessions up");
-  }
-
-  private static int up(ServiceNode n) {
-    return n.sessions().stream().mapToInt(PeerSessionStatus::connectionsUp).sum();
+    TestNodes.await(() -> TestNodes.poolsUp(branch, dc), 20_000, "sessions up");
   }
 
   InetSocketAddress listener() {

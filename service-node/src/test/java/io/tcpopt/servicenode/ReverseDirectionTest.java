@@ -33,7 +33,7 @@ class ReverseDirectionTest {
               + "  peers: [ { name: dc-1, site: dc, address: '127.0.0.1:" + dc.wanAddress().getPort() + "' } ]\n"
               + "  serves: [127.0.0.0/8]\n", "branch-1", "branch"),
               null, new SimpleMeterRegistry())) {
-        TestNodes.await(() -> dc.sessions().stream().mapToInt(PeerSessionStatus::connectionsUp).sum() == 2, 10_000, "inbound sessions");
+        TestNodes.await(() -> TestNodes.poolsUp(branch, dc), 10_000, "inbound sessions");
         PeerSessionStatus inbound = dc.sessions().get(0);
         assertEquals("branch-1", inbound.name());
         assertEquals("branch", inbound.site());

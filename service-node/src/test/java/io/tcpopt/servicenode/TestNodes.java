@@ -117,8 +117,20 @@ final class TestNodes implements AutoCloseable {
 
   /** Waits until every pooled connection (an express one included) completed its HELLO at both ends. */
   void awaitSessions() {
-    int pooled = pooled();
-    await(() -> upAtBranch() == pooled && upAtDc() == pooled, 10_000, "sessions up");
+    await(() -> poolsUp(branch, dc), 10_000, "sessions up");
+  }
+
+  /**
+   * Whether every connection {@code dialler} pools to {@code acceptor}, its express one included,
+   * completed its HELLO at both ends: waiting for a count below the pool's would race the rest.
+   */
+  static boolean poolsUp(ServiceNode dialler, ServiceNode acceptor) {
+    int pooled = dialler.sessions().stream().mapToInt(PeerSessionStatus::connectionsConfigured).sum();
+    return pooled > 0 && up(dialler) == pooled && up(acceptor) == pooled;
+  }
+
+  private static int up(ServiceNode node) {
+    return node.sessions().stream().mapToInt(PeerSessionStatus::connectionsUp).sum();
   }
 
   /** The connections the branch's pool keeps to the DC: {@code connections}, plus the express one unless it is off. */
@@ -127,11 +139,11 @@ final class TestNodes implements AutoCloseable {
   }
 
   int upAtBranch() {
-    return branch.sessions().stream().mapToInt(PeerSessionStatus::connectionsUp).sum();
+    return up(branch);
   }
 
   int upAtDc() {
-    return dc.sessions().stream().mapToInt(PeerSessionStatus::connectionsUp).sum();
+    return up(dc);
   }
 
   InetSocketAddress listener(int i) {

@@ -118,7 +118,7 @@ class ConsoleBrowserTest {
         "the overview after sign-in");
     String glance = browser.text(".cards");
     assertTrue(glance.contains("RUNNING") && glance.contains(DemoCluster.POLICY_NAME + " v1"), glance);
-    assertTrue(browser.text("section[aria-labelledby=sessions] tbody").matches("(?s).*branch-1\\s+dc-1\\s+dc\\s+1/1.*"),
+    assertTrue(browser.text("section[aria-labelledby=sessions] tbody").matches("(?s).*branch-1\\s+dc-1\\s+dc\\s+2/2\\s+up\\s.*"),
         browser.text("section[aria-labelledby=sessions] tbody"));
     assertTrue(browser.text(".card.optimized").startsWith("Optimized flows\n2\n"), browser.text(".card.optimized")); // echo + bulk
     // The chart draws itself from /api/throughput and keeps updating: the 16 MiB transfer is in it.

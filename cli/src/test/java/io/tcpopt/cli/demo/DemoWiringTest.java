@@ -56,7 +56,7 @@ class DemoWiringTest {
 
     CliRun status = cluster.cli("status");
     assertTrue(status.out().contains("Policy:      " + DemoCluster.POLICY_NAME + " (version 1)"), status.out());
-    assertTrue(status.out().lines().anyMatch(l -> l.matches("branch-1\\s+dc-1\\s+dc\\s+1/1\\s.*")), status.out());
+    assertTrue(status.out().lines().anyMatch(l -> l.matches("branch-1\\s+dc-1\\s+dc\\s+2/2\\s+up\\s.*")), status.out());
   }
 
   @Test

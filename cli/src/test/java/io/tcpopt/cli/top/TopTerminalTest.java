@@ -75,7 +75,7 @@ class TopTerminalTest {
     tmux("new-session", "-d", "-s", window, "-x", "160", "-y", "40", "sh " + script);
     String screen = awaitScreen(window, s -> s.contains("BUSIEST FLOWS") && s.contains("optimized"), "the first frame");
     assertTrue(screen.contains("policy " + DemoCluster.POLICY_NAME + " v1"), screen);
-    assertTrue(screen.lines().anyMatch(l -> l.matches("branch-1\\s+dc-1\\s+dc\\s+1/1\\s+.*\\s\\S+bit/s")), screen);
+    assertTrue(screen.lines().anyMatch(l -> l.matches("branch-1\\s+dc-1\\s+dc\\s+2/2\\s+up\\s+.*\\s\\S+bit/s")), screen);
     assertTrue(screen.lines().anyMatch(l -> l.matches("branch-1/\\d+\\s+127\\.0\\.0\\.1:\\d+\\s+127\\.0\\.0\\.1:\\d+\\s+branch-1\\s+dc-1\\s+optimized\\s.*")),
         screen);
     assertTrue(screen.contains("q quit"), screen);

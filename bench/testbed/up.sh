@@ -87,10 +87,12 @@ for ns in "$NS_BRANCH" "$NS_DC"; do
   in_ns "$ns" sysctl -q -w net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 net.ipv6.conf.all.forwarding=1
 done
 # The optimizers (branch, dc) get the host settings of docs/running-a-pair.md: BBR, no slow
-# start after idle (warm connections stay warm), room for WAN-sized buffers by autotuning (32 MB);
+# start after idle (warm connections stay warm), a minimum RTT the kernel forgets within 10 s (a
+# connection that outlives an RTT change, as the 150 -> 300 ms rows, learns the new one like a
+# path that always had it), room for WAN-sized buffers by autotuning (32 MB);
 # net.core.[rw]mem_max is not per namespace, so SO_SNDBUF/SO_RCVBUF stay capped by the host.
 for ns in "$NS_BRANCH" "$NS_DC"; do
-  in_ns "$ns" sysctl -q -w net.ipv4.tcp_congestion_control=bbr net.ipv4.tcp_slow_start_after_idle=0 \
+  in_ns "$ns" sysctl -q -w net.ipv4.tcp_congestion_control=bbr net.ipv4.tcp_slow_start_after_idle=0 net.ipv4.tcp_min_rtt_wlen=10 \
     net.ipv4.tcp_rmem="4096 131072 33554432" net.ipv4.tcp_wmem="4096 16384 33554432"
 done
 # End hosts behave as ordinary Linux hosts: CUBIC and the usual buffer limits.

@@ -17,6 +17,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code net.ipv4.tcp_slow_start_after_idle = 0}: otherwise a warm session connection that
  *       was idle for one RTO restarts from the initial window, which defeats keeping it warm.
+ *   <li>{@code net.ipv4.tcp_min_rtt_wlen} at most {@value #MIN_RTT_WINDOW_SECONDS}: see {@link
+ *       #MIN_RTT_WINDOW_SECONDS}.
  *   <li>{@code net.ipv4.tcp_available_congestion_control} lists the configured module.
  *   <li>{@code net.ipv4.tcp_rmem}/{@code tcp_wmem} maximum at least the WAN buffer, so autotuned
  *       sockets (the LAN legs) can grow as far as the WAN sockets.
@@ -26,11 +28,22 @@ import org.slf4j.LoggerFactory;
  *       routed on.
  * </ul>
  *
- * {@link #apply} only ever raises values, never lowers them.
+ * {@link #apply} raises buffer maxima, never lowers them.
  */
 public final class HostTuning {
   private static final Logger log = LoggerFactory.getLogger(HostTuning.class);
   private static final Path PROC_SYS = Path.of("/proc/sys");
+
+  /**
+   * The longest window, in seconds, over which the kernel may keep a connection's minimum RTT
+   * (tcp_min_rtt_wlen, 300 by default): BBR's own. A restarted BBR starts from that minimum, so the
+   * node's refresh of BBR before its PROBE_RTT waits while the connection's RTT is well above it
+   * (a restart would put a shorter path's RTT back). After a path got longer, a 300 s window held
+   * the old minimum for five minutes, and BBR drained the path to 4 packets every 10 s meanwhile:
+   * on the testbed after 150 -> 300 ms (the connection kept, kernel minimum 150.1 ms, BBR's 300),
+   * 0.5-0.8 s without deliveries in each 300 ms transfer, two in the 2% one (issue 9, lossy9e).
+   */
+  public static final int MIN_RTT_WINDOW_SECONDS = 10;
 
   private HostTuning() {}
 
@@ -56,6 +69,10 @@ public final class HostTuning {
     read(procSys, "net.ipv4.tcp_slow_start_after_idle")
         .filter(v -> !v.equals("0"))
         .ifPresent(v -> warnings.add("net.ipv4.tcp_slow_start_after_idle is " + v + ": idle WAN connections fall back to slow start; set it to 0"));
+    read(procSys, "net.ipv4.tcp_min_rtt_wlen")
+        .filter(v -> parse(v) > MIN_RTT_WINDOW_SECONDS)
+        .ifPresent(v -> warnings.add("net.ipv4.tcp_min_rtt_wlen is " + v + ": after a WAN path gets longer, BBR drains it every 10 s for that many"
+            + " seconds; set it to " + MIN_RTT_WINDOW_SECONDS));
     read(procSys, "net.ipv4.tcp_available_congestion_control")
         .filter(v -> !Arrays.asList(v.split("\\s+")).contains(s.congestionControl()))
         .ifPresent(v -> warnings.add("congestion control " + s.congestionControl() + " is not in net.ipv4.tcp_available_congestion_control ("
@@ -76,6 +93,7 @@ public final class HostTuning {
 
   static List<String> apply(Path procSys, WanSocketSettings s, boolean transparent, boolean netAdmin) {
     write(procSys, "net.ipv4.tcp_slow_start_after_idle", v -> "0");
+    write(procSys, "net.ipv4.tcp_min_rtt_wlen", v -> parse(v) > MIN_RTT_WINDOW_SECONDS ? String.valueOf(MIN_RTT_WINDOW_SECONDS) : v);
     raiseTriple(procSys, "net.ipv4.tcp_rmem", s.receiveBufferBytes());
     raiseTriple(procSys, "net.ipv4.tcp_wmem", s.sendBufferBytes());
     if (!netAdmin) {

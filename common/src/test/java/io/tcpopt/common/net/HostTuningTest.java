@@ -1,6 +1,7 @@
 package io.tcpopt.common.net;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -19,6 +20,7 @@ class HostTuningTest {
   @BeforeEach
   void untunedHost() throws Exception {
     sysctl("net.ipv4.tcp_slow_start_after_idle", "1");
+    sysctl("net.ipv4.tcp_min_rtt_wlen", "300");
     sysctl("net.ipv4.tcp_available_congestion_control", "reno cubic");
     sysctl("net.ipv4.tcp_rmem", "4096\t131072\t6291456");
     sysctl("net.ipv4.tcp_wmem", "4096\t16384\t4194304");
@@ -31,18 +33,19 @@ class HostTuningTest {
   void reportsEverySettingThatHurtsAWanNode() {
     List<String> w = HostTuning.check(proc, S, true, false);
     assertTrue(has(w, "net.ipv4.tcp_slow_start_after_idle is 1"), w::toString);
+    assertTrue(has(w, "net.ipv4.tcp_min_rtt_wlen is 300"), w::toString);
     assertTrue(has(w, "bbr is not in net.ipv4.tcp_available_congestion_control"), w::toString);
     assertTrue(has(w, "net.ipv4.tcp_rmem maximum is 6291456"), w::toString);
     assertTrue(has(w, "net.ipv4.tcp_wmem maximum is 4194304"), w::toString);
     assertTrue(has(w, "net.core.rmem_max is 212992"), w::toString);
     assertTrue(has(w, "net.ipv4.ip_forward is 0"), w::toString);
-    assertEquals(7, w.size(), w::toString);
+    assertEquals(8, w.size(), w::toString);
   }
 
   @Test
   void netAdminAndExplicitModeNeedFewerSettings() {
     List<String> w = HostTuning.check(proc, S, false, true);
-    assertEquals(4, w.size(), w::toString);
+    assertEquals(5, w.size(), w::toString);
   }
 
   @Test
@@ -51,6 +54,7 @@ class HostTuningTest {
     List<String> left = HostTuning.apply(proc, S, true, false);
 
     assertEquals("0", read("net.ipv4.tcp_slow_start_after_idle"));
+    assertEquals(String.valueOf(HostTuning.MIN_RTT_WINDOW_SECONDS), read("net.ipv4.tcp_min_rtt_wlen"));
     // The receive buffer is 8 x the BDP (50 MB at 250 Mbit/s and 200 ms).
     assertEquals(50_000_000, S.receiveBufferBytes());
     assertEquals("4096\t131072\t" + S.receiveBufferBytes(), read("net.ipv4.tcp_rmem"));
@@ -60,6 +64,14 @@ class HostTuningTest {
     // A missing kernel module cannot be fixed by a sysctl write.
     assertEquals(1, left.size(), left::toString);
     assertTrue(left.get(0).contains("modprobe tcp_bbr"));
+  }
+
+  @Test
+  void aShorterMinimumRttWindowIsKept() throws Exception {
+    sysctl("net.ipv4.tcp_min_rtt_wlen", "5");
+    assertFalse(has(HostTuning.check(proc, S, true, false), "tcp_min_rtt_wlen"));
+    HostTuning.apply(proc, S, true, false);
+    assertEquals("5", read("net.ipv4.tcp_min_rtt_wlen"));
   }
 
   private static boolean has(List<String> warnings, String text) {

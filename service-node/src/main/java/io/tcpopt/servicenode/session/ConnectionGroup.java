@@ -152,14 +152,20 @@ final class ConnectionGroup {
     return null;
   }
 
-  /** A member became writable: the others may have frames waiting for room anywhere. */
+  /**
+   * A member became writable: the others whose frames wait for room anywhere are woken, on their own
+   * loops. Only those: the bulk connection's write queue crosses its watermarks every few dozen
+   * kilobytes, and waking the express member (which has nothing waiting) each time was a task and an
+   * eventfd wake-up of another thread: 47 thousand in 10 s, a quarter of the sending node's CPU
+   * samples on the loopback pair (issue 9, experiment 5, docs/benchmarks.md, cpu9e).
+   */
   void writable(StreamMultiplexer connection) {
     StreamMultiplexer[] all = memberArray;
     if (all.length < 2) {
       return;
     }
     for (StreamMultiplexer m : all) {
-      if (m != connection) {
+      if (m != connection && m.awaitingRoom()) {
         m.wakeFromOtherConnection();
       }
     }

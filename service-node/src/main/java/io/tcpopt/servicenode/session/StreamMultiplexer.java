@@ -121,6 +121,12 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   private final StreamScheduler scheduler = new StreamScheduler();
   private boolean pumping;
   private boolean pumpAgain;
+  /**
+   * Frames of this connection's streams wait because no member of the group could take them: the
+   * first member that becomes writable wakes this one ({@link ConnectionGroup#writable}). Set and
+   * cleared on this loop, read by the others.
+   */
+  private volatile boolean awaitingRoom;
   /** A {@link #flush} is queued for the end of this turn of the event loop. */
   private boolean flushQueued;
   private final Runnable queuedFlush = this::flushNow;
@@ -357,12 +363,15 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
   private void sendWhereThereIsRoom() {
     int max = peer == null ? StreamScheduler.QUANTUM : peer.maxFrameSize() - DataFrame.OFFSET_LENGTH - DataFrame.HOME_LENGTH;
     List<StreamMultiplexer> flushElsewhere = null;
+    if (awaitingRoom) {
+      awaitingRoom = false;
+    }
     while (true) {
       ConnectionGroup g = group;
       StreamMultiplexer via = g == null ? null : g.express();
       DataFrame frame = via == null ? null : scheduler.nextInteractive(max, System.nanoTime());
       if (frame == null) {
-        via = soonest();
+        via = soonestOrAwaitRoom();
         frame = via == null ? null : scheduler.next(max);
       }
       if (frame == null) {
@@ -372,6 +381,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
       if (via == this || stream == null || frame.endStream() || !stream.mayTravelAway()) {
         ctx.write(frame, ctx.voidPromise());
         if (via != this && !ctx.channel().isWritable()) {
+          awaitingRoom = !scheduler.isIdle(); // the round ends here: the next member with room goes on with it
           break;
         }
         continue;
@@ -390,6 +400,29 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
         m.channel().flush();
       }
     }
+  }
+
+  /**
+   * {@link #soonest}; when there is none while frames wait here, this connection asks to be woken by
+   * the first member that becomes writable, then looks once more: a member that became writable
+   * meanwhile may have read {@link #awaitingRoom} before it was set, but is then seen writable here.
+   */
+  private StreamMultiplexer soonestOrAwaitRoom() {
+    StreamMultiplexer via = soonest();
+    if (via != null || group == null || scheduler.isIdle()) {
+      return via;
+    }
+    awaitingRoom = true;
+    via = soonest();
+    if (via != null) {
+      awaitingRoom = false;
+    }
+    return via;
+  }
+
+  /** Whether frames of this connection's streams wait for a member of the group to become writable. Any thread. */
+  boolean awaitingRoom() {
+    return awaitingRoom;
   }
 
   /** The connection of the group that can send soonest (this one alone before the HELLO), or null when none is writable. */

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.tcpopt.servicenode.wire.WireCodes;
 import java.net.InetSocketAddress;
 import java.security.MessageDigest;
@@ -26,8 +28,10 @@ import org.junit.jupiter.api.Test;
  * whose bytes are carried between them by the test (issue 9, wire format 2): a stream's DATA sent
  * on whichever connection has room arrive in order at the far leg (SHA-256); when one connection is
  * lost, exactly the streams that sent bytes on it the peer had not acknowledged are reset (and the
- * streams living on it, as before), the others go on. Which connection has room is set through
- * Netty's user-defined writability, so every step is deterministic.
+ * streams living on it, as before), the others go on. Frames that found no room anywhere leave on
+ * the first connection that gets some, and only a connection with frames waiting is woken by
+ * another's writability. Which connection has room is set through Netty's user-defined
+ * writability, so every step is deterministic.
  */
 class ConnectionGroupTest {
   private static final int WINDOW = 256 * 1024;
@@ -136,6 +140,66 @@ class ConnectionGroupTest {
     room(0, true);
     room(1, true);
     assertTrue(relayed[0] > 0 && relayed[1] > 0, "both connections carried the stream: " + relayed[0] + " / " + relayed[1]);
+    ByteBuf got = dcReceived.get("0:" + s.id());
+    byte[] all = new byte[got.readableBytes()];
+    got.getBytes(got.readerIndex(), all);
+    assertArrayEquals(sent.digest(), MessageDigest.getInstance("SHA-256").digest(all), "SHA-256 of what the far leg got");
+    assertEquals(List.of(), branchEvents);
+  }
+
+  @Test
+  void framesThatFoundNoRoomLeaveOnTheFirstMemberThatGetsSome() throws Exception {
+    List<String> branchEvents = new ArrayList<>();
+    MuxStream s = open(0, branchEvents, "s");
+    room(0, false);
+    room(1, false);
+    byte[] chunk = random(new Random(5), 90_000);
+    long before = wan.toDc[0] + wan.toDc[1];
+    write(s, chunk);
+    assertEquals(before, wan.toDc[0] + wan.toDc[1], "no member had room: the frames wait");
+    assertTrue(wan.branchMux[0].awaitingRoom());
+
+    room(1, true); // connection 1's own writability change; connection 0 holds the frames
+    wan.carry();
+    assertTrue(wan.toDc[1] >= chunk.length, "connection 1 was woken for connection 0's frames and carried them");
+    assertFalse(wan.branchMux[0].awaitingRoom());
+    ByteBuf got = dcReceived.get("0:" + s.id());
+    byte[] all = new byte[got.readableBytes()];
+    got.getBytes(got.readerIndex(), all);
+    MessageDigest sent = MessageDigest.getInstance("SHA-256");
+    sent.update(new byte[64 * 1024]);
+    sent.update(chunk);
+    assertArrayEquals(sent.digest(), MessageDigest.getInstance("SHA-256").digest(all), "SHA-256 of what the far leg got");
+    assertEquals(List.of(), branchEvents);
+  }
+
+  @Test
+  void aMemberWithNothingWaitingIsNotWokenWhenAnotherGetsRoom() throws Exception {
+    List<String> branchEvents = new ArrayList<>();
+    MuxStream s = open(0, branchEvents, "s");
+    int[] flushesOfOne = new int[1];
+    wan.branch[1].pipeline().addFirst(new ChannelOutboundHandlerAdapter() {
+      @Override
+      public void flush(ChannelHandlerContext ctx) {
+        flushesOfOne[0]++;
+        ctx.flush();
+      }
+    });
+    room(1, false); // connection 1 takes nothing of stream s's
+    Random r = new Random(7);
+    MessageDigest sent = MessageDigest.getInstance("SHA-256");
+    sent.update(new byte[64 * 1024]);
+    for (int i = 0; i < 20; i++) {
+      room(0, false);
+      byte[] chunk = random(r, 10_000 + r.nextInt(20_000));
+      sent.update(chunk);
+      write(s, chunk);
+      room(0, true); // connection 0's writability change: the frames go on their own connection
+      wan.carry();
+      dcStreams.get("0:" + s.id()).consumed(chunk.length);
+      wan.carry();
+    }
+    assertEquals(0, flushesOfOne[0], "connection 1 had nothing waiting: never woken");
     ByteBuf got = dcReceived.get("0:" + s.id());
     byte[] all = new byte[got.readableBytes()];
     got.getBytes(got.readerIndex(), all);

@@ -12,6 +12,6 @@ class ExpressWanSchedulingTest extends WanSchedulingTest {
   /** Hides {@link WanSchedulingTest#start()}: the same pair, with an express connection. */
   @BeforeAll
   static void start() throws Exception {
-    startPair("    stream-window: 4MiB\n    express-connection: true\n");
+    startPair("    stream-window: 4MiB\n    initial-stream-window: 512KiB\n    express-connection: true\n");
   }
 }

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tcpopt.servicenode.flow.FlowRecord;
 import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -17,6 +19,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -47,6 +50,8 @@ class WanSchedulingTest {
   private static final int BULK = 4;
   private static final long BULK_LIMIT = 1L << 30;
   private static final int ECHO = 1024;
+  private static final int RESPONSES = 6;
+  private static final int RESPONSE = 256 * 1024;
 
   static ProxiedWanPair pair;
   static TestServer server;
@@ -60,7 +65,8 @@ class WanSchedulingTest {
   @BeforeAll
   static void start() throws Exception {
     // The one connection's scheduler alone, without the express connection (on by default): ExpressWanSchedulingTest runs the same with it.
-    startPair("    stream-window: 4MiB\n    express-connection: false\n");
+    // A 512 KiB start window lets each short response leave whole without waiting for a WINDOW_UPDATE, as the testbed's start credit does.
+    startPair("    stream-window: 4MiB\n    initial-stream-window: 512KiB\n    express-connection: false\n");
   }
 
   /** The pair with one WAN connection and {@code wanExtra} in both nodes' {@code wan} sections. */
@@ -94,12 +100,17 @@ class WanSchedulingTest {
     server.rethrow();
   }
 
-  /** 'B': bulk, the server writes until the client goes; 'E': echoes 1 KB messages. */
+  /**
+   * 'B': bulk, the server writes until the client goes; 'E': echoes 1 KB messages; 'R' and a seed:
+   * a {@link #RESPONSE} of that seed's payload, then the end.
+   */
   private static void serve(Socket s) throws Exception {
     DataInputStream in = new DataInputStream(s.getInputStream());
     OutputStream out = s.getOutputStream();
     int kind = in.read();
-    if (kind == 'B') {
+    if (kind == 'R') {
+      Payload.write(out, RESPONSE, in.readLong());
+    } else if (kind == 'B') {
       byte[] block = new byte[64 * 1024];
       try {
         for (long sent = 0; sent < BULK_LIMIT; sent += block.length) {
@@ -234,6 +245,62 @@ class WanSchedulingTest {
       assertTrue(moved > RATE * seconds / 4, "the bulk streams kept the link busy while the echoes ran: " + moved + " bytes in " + seconds + " s");
       assertTrue(loadedP50 <= idleP50 + 200,
           "echo p50 beside the bulk " + fmt(loadedP50) + " ms, idle " + fmt(idleP50) + " ms: the request waited behind bulk bytes");
+    }
+  }
+
+  /**
+   * Responses that arrive together finish one after another, each whole and byte-exact: when the
+   * first one's last byte is read by its client, the other five have had little (with round robin alone each
+   * had about as much as the first: 250-256 KiB). The DC's scheduler decides this order; the
+   * bound, two responses' worth for the five, leaves room for what the DC's socket, the link and
+   * the clients' sockets hold.
+   */
+  @Test
+  void shortResponsesFinishOneAfterAnother() throws Exception {
+    List<AtomicLong> received = new ArrayList<>();
+    List<Future<Payload.Digest>> digests = new ArrayList<>();
+    AtomicLong othersAtFirst = new AtomicLong(-1);
+    for (int i = 0; i < RESPONSES; i++) {
+      AtomicLong count = new AtomicLong();
+      received.add(count);
+      Socket s = new Socket();
+      sockets.add(s);
+      s.connect(nodes.listener(0), 5_000);
+      s.setSoTimeout(20_000);
+      DataOutputStream request = new DataOutputStream(s.getOutputStream());
+      request.write('R');
+      request.writeLong(i);
+      request.flush();
+      Runnable complete = () -> othersAtFirst.compareAndSet(-1, received.stream().mapToLong(AtomicLong::get).sum() - RESPONSE);
+      digests.add(clients.submit(() -> Payload.readAll(new CountingInput(s.getInputStream(), count, complete))));
+    }
+    for (int i = 0; i < RESPONSES; i++) {
+      Payload.Digest d = digests.get(i).get(20, TimeUnit.SECONDS);
+      assertEquals(RESPONSE, d.bytes(), "response " + i);
+      assertEquals(Payload.write(OutputStream.nullOutputStream(), RESPONSE, i), d.sha256(), "response " + i);
+    }
+    log.info("short responses: the other {} had {} bytes when the first was complete", RESPONSES - 1, othersAtFirst.get());
+    assertTrue(othersAtFirst.get() < 2L * RESPONSE, "the others had " + othersAtFirst.get() + " bytes when the first response was complete");
+  }
+
+  /** Counts the bytes of a {@link #RESPONSE} read through it, and runs {@code complete} when the last has been read. */
+  private static final class CountingInput extends FilterInputStream {
+    private final AtomicLong count;
+    private final Runnable complete;
+
+    CountingInput(InputStream in, AtomicLong count, Runnable complete) {
+      super(in);
+      this.count = count;
+      this.complete = complete;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      int n = super.read(b, off, len);
+      if (n > 0 && count.addAndGet(n) == RESPONSE) {
+        complete.run();
+      }
+      return n;
     }
   }
 

@@ -100,9 +100,14 @@ public final class MuxStream {
   private ScheduledFuture<?> returnCheck;
   /** What the stream may still send on its pool's express connection; made when it first might (most nodes have none). */
   private InteractiveAllowance interactive;
-  /** Scheduler state: whether the stream is in one of its lists, and its deficit. */
+  /**
+   * Scheduler state: whether the stream is in one of its lists, its deficit, its place in the
+   * order of arrival (0 before its first turn) and the bytes it has sent (attained service).
+   */
   boolean scheduled;
   int deficit;
+  long arrival;
+  long attained;
 
   /**
    * A stream whose first {@code sentOffset} bytes this side sent in its OPEN, and the first {@code

@@ -24,9 +24,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The send side's fair queuing on a real multiplexer whose connection is held unwritable, so the
- * test decides when each frame is taken: equal shares for busy streams whatever their write sizes,
- * and a small request ahead of the bulk backlog.
+ * The send side's scheduling on a real multiplexer whose connection is held unwritable, so the
+ * test decides when each frame is taken: equal shares for old busy streams whatever their write
+ * sizes, young streams whole in order of arrival ahead of them, and a small request ahead of any
+ * backlog.
  */
 class StreamSchedulerTest {
   private static final int WINDOW = 4 << 20;
@@ -93,9 +94,24 @@ class StreamSchedulerTest {
     return mux.scheduler().next(1 << 20);
   }
 
+  /** Sends {@link StreamScheduler#YOUNG_BYTES} through {@code s} alone: it joins the round robin from now on. */
+  private void age(MuxStream s) {
+    for (long sent = 0; sent < StreamScheduler.YOUNG_BYTES; sent += MuxStream.SEND_QUEUE_LIMIT) {
+      queue(s, MuxStream.SEND_QUEUE_LIMIT, 64 * 1024);
+      DataFrame f;
+      while ((f = take()) != null) {
+        assertEquals(s.id(), f.streamId());
+        f.release();
+      }
+    }
+  }
+
   @Test
   void busyStreamsGetEqualSharesWhateverTheirWriteSizes() {
     int[] chunks = {1024, 8 * 1024, 64 * 1024, 200 * 1024};
+    for (int i = 0; i < chunks.length; i++) {
+      age(accepted.get(i));
+    }
     for (int i = 0; i < chunks.length; i++) {
       queue(accepted.get(i), MuxStream.SEND_QUEUE_LIMIT, chunks[i]);
     }
@@ -129,6 +145,88 @@ class StreamSchedulerTest {
     assertEquals(interactive.id(), next.streamId(), "the 1 KB request is the very next frame, ahead of ~700 KB of bulk");
     assertEquals(1024, next.content().readableBytes());
     next.release();
+  }
+
+  @Test
+  void youngStreamsFinishInOrderOfArrival() {
+    int n = 6;
+    for (int i = 0; i < n; i++) {
+      accepted.get(i).writeData(Unpooled.wrappedBuffer(new byte[MuxStream.SEND_QUEUE_LIMIT]), true);
+    }
+    Map<Integer, Long> bytes = new HashMap<>();
+    List<Integer> finished = new ArrayList<>();
+    Map<Integer, Long> othersWhenFirstFinished = null;
+    DataFrame f;
+    while ((f = take()) != null) {
+      bytes.merge(f.streamId(), (long) f.content().readableBytes(), Long::sum);
+      if (f.endStream()) {
+        finished.add(f.streamId());
+        if (othersWhenFirstFinished == null) {
+          othersWhenFirstFinished = new HashMap<>(bytes);
+          othersWhenFirstFinished.remove(f.streamId());
+        }
+      }
+      f.release();
+    }
+    assertEquals(accepted.subList(0, n).stream().map(MuxStream::id).toList(), finished, "each response whole, in order of arrival");
+    assertEquals(n - 1, othersWhenFirstFinished.size());
+    for (long other : othersWhenFirstFinished.values()) {
+      assertEquals(StreamScheduler.QUANTUM, other, "the others had their fresh quantum only: " + othersWhenFirstFinished);
+    }
+  }
+
+  @Test
+  void aYoungStreamThatRanDryIsFreshThenBackAtItsPlace() {
+    MuxStream first = accepted.get(0);
+    MuxStream second = accepted.get(1);
+    queue(first, 2 * StreamScheduler.QUANTUM, StreamScheduler.QUANTUM);
+    queue(second, MuxStream.SEND_QUEUE_LIMIT, 64 * 1024);
+    for (int i = 0; i < 3; i++) {
+      take().release(); // the fresh quanta of both, then the rest of the first: it has run dry
+    }
+    DataFrame f = take();
+    assertEquals(second.id(), f.streamId());
+    f.release();
+    queue(first, 2 * StreamScheduler.QUANTUM, StreamScheduler.QUANTUM);
+    for (int i = 0; i < 2; i++) {
+      f = take();
+      assertEquals(first.id(), f.streamId(), i == 0 ? "busy again: fresh for a quantum" : "then back at its place, ahead of the one that arrived after it");
+      f.release();
+    }
+  }
+
+  @Test
+  void eachMessageOfAYoungRequestStreamMayTakeTheExpressConnection() {
+    MuxStream echo = accepted.get(0);
+    queue(accepted.get(1), MuxStream.SEND_QUEUE_LIMIT, 64 * 1024);
+    for (int i = 0; i < 3; i++) {
+      queue(echo, 1024, 1024);
+      DataFrame f = mux.scheduler().nextInteractive(1 << 20, 0);
+      assertEquals(echo.id(), f == null ? -1 : f.streamId(), "message " + i + " of a stream that runs dry between its messages");
+      f.release();
+    }
+    assertNull(mux.scheduler().nextInteractive(1 << 20, 0), "the bulk stream's backlog is not interactive");
+  }
+
+  @Test
+  void aYoungStreamGoesAheadOfTheRoundRobin() {
+    MuxStream old = accepted.get(0);
+    MuxStream young = accepted.get(1);
+    age(old);
+    queue(old, MuxStream.SEND_QUEUE_LIMIT, 64 * 1024);
+    queue(young, MuxStream.SEND_QUEUE_LIMIT, 64 * 1024);
+    long oldBytes = 0;
+    long youngBytes = 0;
+    while (youngBytes < MuxStream.SEND_QUEUE_LIMIT) {
+      DataFrame f = take();
+      if (f.streamId() == young.id()) {
+        youngBytes += f.content().readableBytes();
+      } else {
+        oldBytes += f.content().readableBytes();
+      }
+      f.release();
+    }
+    assertEquals(StreamScheduler.QUANTUM, oldBytes, "the old stream had its fresh quantum only while the young one sent its " + youngBytes);
   }
 
   @Test

@@ -104,6 +104,9 @@ final class StreamScheduler {
    * express connection. Null when no such stream waits.
    */
   DataFrame nextInteractive(int maxPayload, long nowNanos) {
+    if (fresh.isEmpty()) {
+      return null; // the common case under bulk: no iterator for it (it was allocated once per frame sent)
+    }
     int limit = Math.min(maxPayload, QUANTUM);
     for (Iterator<MuxStream> it = fresh.iterator(); it.hasNext(); ) {
       MuxStream s = it.next();

@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -173,9 +174,31 @@ public final class DemoCluster implements AutoCloseable {
         + "      trusted: \"" + files.trustedCertificates().toAbsolutePath() + "\"\n";
   }
 
+  /**
+   * A free port for the demo's Hazelcast member, below the kernel's ephemeral range. A port the
+   * kernel hands out for {@code ServerSocket(0)} is free when asked, but an outgoing connection can
+   * take it as its source port before Hazelcast binds it (seen in CI on 2026-12-03: "Port [34977] is
+   * already in use"); the kernel never picks a source port below that range.
+   */
   private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
+    int low = ephemeralLow();
+    for (int i = 0; i < 200; i++) {
+      int port = ThreadLocalRandom.current().nextInt(Math.max(1024, low - 8192), Math.max(1025, low));
+      try (ServerSocket s = new ServerSocket(port)) {
+        return s.getLocalPort();
+      } catch (IOException inUse) {
+        // try another
+      }
+    }
+    throw new IOException("no free port for the demo's Hazelcast member below " + low);
+  }
+
+  /** The first port of the kernel's ephemeral range (net.ipv4.ip_local_port_range), 32768 if unknown. */
+  private static int ephemeralLow() {
+    try {
+      return Integer.parseInt(Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim().split("\\s+")[0]);
+    } catch (IOException | RuntimeException unknown) {
+      return 32768;
     }
   }
 

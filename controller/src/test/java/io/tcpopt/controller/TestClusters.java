@@ -1,11 +1,10 @@
 package io.tcpopt.controller;
 
+import io.tcpopt.common.net.FreePort;
 import io.tcpopt.controller.cluster.ClusterConfig;
 import io.tcpopt.controller.cluster.ClusterMember;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,8 +19,8 @@ public final class TestClusters {
   private TestClusters() {}
 
   public static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
+    try {
+      return FreePort.belowEphemeralRange();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

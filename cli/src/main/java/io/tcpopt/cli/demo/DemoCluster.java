@@ -8,6 +8,7 @@ import io.tcpopt.cli.operator.ControllerTarget;
 import io.tcpopt.cli.operator.ControllerClient;
 import io.tcpopt.cli.operator.Views;
 import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.net.FreePort;
 import io.tcpopt.common.net.HostPort;
 import io.tcpopt.common.tls.DemoCertificates;
 import io.tcpopt.common.tls.TlsFiles;
@@ -15,14 +16,12 @@ import io.tcpopt.servicenode.PeerSessionStatus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -102,7 +101,7 @@ public final class DemoCluster implements AutoCloseable {
             + "  listen: 127.0.0.1:" + controllerPort + "\n"
             + "  token: " + token + "\n"
             + "  console: { listen: 127.0.0.1:" + consolePort + " }\n"
-            + "  hazelcast: { cluster-name: tcpopt-demo-" + ProcessHandle.current().pid() + ", port: " + freePort()
+            + "  hazelcast: { cluster-name: tcpopt-demo-" + ProcessHandle.current().pid() + ", port: " + FreePort.belowEphemeralRange()
             + ", join-wait: 0s }\n"
             + "metrics: { listen: 127.0.0.1:0 }\n",
         "demo branch-1 config")));
@@ -172,34 +171,6 @@ public final class DemoCluster implements AutoCloseable {
         + "      certificate: \"" + files.certificateChain().toAbsolutePath() + "\"\n"
         + "      private-key: \"" + files.privateKey().toAbsolutePath() + "\"\n"
         + "      trusted: \"" + files.trustedCertificates().toAbsolutePath() + "\"\n";
-  }
-
-  /**
-   * A free port for the demo's Hazelcast member, below the kernel's ephemeral range. A port the
-   * kernel hands out for {@code ServerSocket(0)} is free when asked, but an outgoing connection can
-   * take it as its source port before Hazelcast binds it (seen in CI on 2026-12-03: "Port [34977] is
-   * already in use"); the kernel never picks a source port below that range.
-   */
-  private static int freePort() throws IOException {
-    int low = ephemeralLow();
-    for (int i = 0; i < 200; i++) {
-      int port = ThreadLocalRandom.current().nextInt(Math.max(1024, low - 8192), Math.max(1025, low));
-      try (ServerSocket s = new ServerSocket(port)) {
-        return s.getLocalPort();
-      } catch (IOException inUse) {
-        // try another
-      }
-    }
-    throw new IOException("no free port for the demo's Hazelcast member below " + low);
-  }
-
-  /** The first port of the kernel's ephemeral range (net.ipv4.ip_local_port_range), 32768 if unknown. */
-  private static int ephemeralLow() {
-    try {
-      return Integer.parseInt(Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim().split("\\s+")[0]);
-    } catch (IOException | RuntimeException unknown) {
-      return 32768;
-    }
   }
 
   static String hostPort(InetSocketAddress a) {

@@ -7,12 +7,12 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tcpopt.cli.CliRun;
 import io.tcpopt.cli.operator.ControllerConnector;
 import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.net.FreePort;
 import io.tcpopt.common.tls.DemoCertificates;
 import io.tcpopt.common.tls.TlsFiles;
 import io.tcpopt.controller.Controller;
 import io.tcpopt.controller.ControllerConfig;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -33,10 +33,7 @@ class ExternalServiceNodeTest {
     Map<String, TlsFiles> certs = DemoCertificates.generate(dir.resolve("certs"), List.of("ctl-1", "sn-1"));
     TlsFiles ctl = certs.get("ctl-1");
     TlsFiles sn = certs.get("sn-1");
-    int hazelcast;
-    try (ServerSocket s = new ServerSocket(0)) {
-      hazelcast = s.getLocalPort();
-    }
+    int hazelcast = FreePort.belowEphemeralRange();
     String controllerYaml = "listen: 127.0.0.1:0\n"
         + "token: ext-token\n"
         + "tls: { certificate: \"" + ctl.certificateChain() + "\", private-key: \"" + ctl.privateKey()
@@ -84,8 +81,8 @@ class ExternalServiceNodeTest {
   @Test
   void failsOverToTheNextControllerAndKeepsEnforcingItsPolicyMeanwhile() throws Exception {
     Map<String, TlsFiles> certs = DemoCertificates.generate(dir.resolve("certs"), List.of("ctl-a", "ctl-b", "sn-1"));
-    int hzA = freePort();
-    int hzB = freePort();
+    int hzA = FreePort.belowEphemeralRange();
+    int hzB = FreePort.belowEphemeralRange();
     String cluster = "failover-" + ProcessHandle.current().pid();
     String members = "[127.0.0.1:" + hzA + ", 127.0.0.1:" + hzB + "]";
     // ctl-a lists only itself so that it forms the cluster at once; ctl-b joins it.
@@ -138,12 +135,6 @@ class ExternalServiceNodeTest {
         + "hazelcast: { cluster-name: " + cluster + ", port: " + port + ", members: " + members
         + ", join-wait: 0s, minimum-cluster-size: 1 }\n";
     return ControllerConfig.from(ConfigTree.parse(yaml, name), name, "branch");
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
   }
 
   /** Polls {@code condition} every 50 ms for at most 30 s. */

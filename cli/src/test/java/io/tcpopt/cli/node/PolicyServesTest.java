@@ -12,6 +12,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.TlsChannelCredentials;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.net.FreePort;
 import io.tcpopt.common.policy.Cidr;
 import io.tcpopt.common.tls.DemoCertificates;
 import io.tcpopt.common.tls.TlsFiles;
@@ -20,7 +21,6 @@ import io.tcpopt.controller.ControllerConfig;
 import io.tcpopt.proto.v1.ApplyPolicyRequest;
 import io.tcpopt.proto.v1.PolicyServiceGrpc;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -54,7 +54,7 @@ class PolicyServesTest {
         + "token: serves-token\n"
         + "tls: { certificate: \"" + ctl.certificateChain() + "\", private-key: \"" + ctl.privateKey()
         + "\", trusted: \"" + ctl.trustedCertificates() + "\" }\n"
-        + "hazelcast: { cluster-name: serves-" + ProcessHandle.current().pid() + ", port: " + freePort() + ", join-wait: 0s }\n";
+        + "hazelcast: { cluster-name: serves-" + ProcessHandle.current().pid() + ", port: " + FreePort.belowEphemeralRange() + ", join-wait: 0s }\n";
     try (Controller controller = new Controller(ControllerConfig.from(ConfigTree.parse(yaml, "test"), "ctl-1", "dc"), null,
         new SimpleMeterRegistry()).start()) {
       String api = "127.0.0.1:" + controller.grpcAddress().getPort();
@@ -94,7 +94,7 @@ class PolicyServesTest {
         + "controller:\n"
         + "  listen: 127.0.0.1:0\n"
         + "  token: serves-token\n"
-        + "  hazelcast: { cluster-name: serves-int-" + ProcessHandle.current().pid() + ", port: " + freePort() + ", join-wait: 0s }\n", "dc-9"));
+        + "  hazelcast: { cluster-name: serves-int-" + ProcessHandle.current().pid() + ", port: " + FreePort.belowEphemeralRange() + ", join-wait: 0s }\n", "dc-9"));
     try (NodeRuntime node = NodeRuntime.start(config)) {
       assertEquals(List.of(), node.serviceNode().servedPrefixes());
       node.controller().policies().apply(POLICY, "operator", -1);
@@ -122,12 +122,6 @@ class PolicyServesTest {
       PolicyServiceGrpc.newBlockingStub(ch).withDeadlineAfter(20, TimeUnit.SECONDS).apply(ApplyPolicyRequest.newBuilder().setYaml(yaml).build());
     } finally {
       ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
     }
   }
 

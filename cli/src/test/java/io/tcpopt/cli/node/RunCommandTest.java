@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tcpopt.cli.CliRun;
 import io.tcpopt.cli.operator.ControllerConnector;
+import io.tcpopt.common.net.FreePort;
 import io.tcpopt.common.tls.DemoCertificates;
 import io.tcpopt.common.tls.TlsFiles;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -23,16 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
 class RunCommandTest {
   @TempDir Path dir;
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
-
   @Test
   void integratedNodeRunsWithBootstrapPolicyAndStopsCleanly() throws Exception {
     TlsFiles tls = DemoCertificates.generate(dir.resolve("certs"), List.of("branch-9")).get("branch-9");
-    int api = freePort();
+    int api = FreePort.belowEphemeralRange();
     Path config = dir.resolve("branch.yaml");
     Files.writeString(config, "node: { name: branch-9, site: branch, roles: [controller, service-node] }\n"
         + "service-node:\n"
@@ -49,7 +43,7 @@ class RunCommandTest {
         + "    default-action: pass-through\n"
         + "controller:\n"
         + "  listen: 127.0.0.1:" + api + "\n"
-        + "  hazelcast: { cluster-name: run-test-" + ProcessHandle.current().pid() + ", port: " + freePort() + ", join-wait: 0s }\n"
+        + "  hazelcast: { cluster-name: run-test-" + ProcessHandle.current().pid() + ", port: " + FreePort.belowEphemeralRange() + ", join-wait: 0s }\n"
         + "metrics: { listen: 127.0.0.1:0 }\n");
     AtomicBoolean stop = new AtomicBoolean();
     CompletableFuture<CliRun> node = CompletableFuture.supplyAsync(

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tcpopt.cli.CliRun;
 import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.net.FreePort;
 import io.tcpopt.controller.Controller;
 import io.tcpopt.controller.ControllerConfig;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -38,7 +38,7 @@ class LiveControllerCommandsTest {
   static void startController() throws IOException {
     String yaml = "listen: 127.0.0.1:0\n"
         + "token: " + TOKEN + "\n"
-        + "hazelcast: { cluster-name: cli-test-" + ProcessHandle.current().pid() + ", port: " + freePort()
+        + "hazelcast: { cluster-name: cli-test-" + ProcessHandle.current().pid() + ", port: " + FreePort.belowEphemeralRange()
         + ", join-wait: 0s }\n";
     ControllerConfig config = ControllerConfig.from(ConfigTree.parse(yaml, "test"), "ctl-1", "branch");
     controller = new Controller(config, null, new SimpleMeterRegistry()).start();
@@ -49,12 +49,6 @@ class LiveControllerCommandsTest {
   static void stopController() {
     if (controller != null) {
       controller.close();
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
     }
   }
 
@@ -166,7 +160,7 @@ class LiveControllerCommandsTest {
   @Test
   @Order(7)
   void unreachableController() throws IOException {
-    String nowhere = "127.0.0.1:" + freePort();
+    String nowhere = "127.0.0.1:" + FreePort.belowEphemeralRange();
     CliRun r = CliRun.run(ControllerConnector.grpc(), Map.of(), new AtomicBoolean(), "status", "--controller", nowhere);
     assertEquals(1, r.exitCode());
     assertEquals("tcpopt: cannot reach controller at " + nowhere, r.errorLine());

@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tcpopt.cli.CliRun;
 import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.net.FreePort;
 import io.tcpopt.common.tls.DemoCertificates;
 import io.tcpopt.common.tls.TlsFiles;
 import io.tcpopt.controller.Controller;
 import io.tcpopt.controller.ControllerConfig;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -33,10 +33,7 @@ class LiveControllerTlsTest {
     certs = new java.util.HashMap<>(DemoCertificates.generate(dir.resolve("certs"), List.of("ctl-1", "sn-1")));
     certs.putAll(DemoCertificates.generateOperators(dir.resolve("certs"), List.of("operator")));
     TlsFiles ctl = certs.get("ctl-1");
-    int hazelcast;
-    try (ServerSocket s = new ServerSocket(0)) {
-      hazelcast = s.getLocalPort();
-    }
+    int hazelcast = FreePort.belowEphemeralRange();
     String yaml = "listen: 127.0.0.1:0\n"
         + "token: tls-test-token\n"
         + "tls: { certificate: \"" + ctl.certificateChain() + "\", private-key: \"" + ctl.privateKey()

@@ -32,7 +32,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class HostTuning {
   private static final Logger log = LoggerFactory.getLogger(HostTuning.class);
-  private static final Path PROC_SYS = Path.of("/proc/sys");
 
   /**
    * The longest window, in seconds, over which the kernel may keep a connection's minimum RTT
@@ -49,7 +48,7 @@ public final class HostTuning {
 
   /** One warning line per setting that is not as a WAN node needs it; empty when all is well. */
   public static List<String> check(WanSocketSettings s, boolean transparent) {
-    return check(PROC_SYS, s, transparent, LinuxCapabilities.has(LinuxCapabilities.CAP_NET_ADMIN));
+    return check(Sysctl.PROC_SYS, s, transparent, LinuxCapabilities.has(LinuxCapabilities.CAP_NET_ADMIN));
   }
 
   /**
@@ -57,7 +56,7 @@ public final class HostTuning {
    * namespace), logs each change, and returns the warnings that remain afterwards.
    */
   public static List<String> apply(WanSocketSettings s, boolean transparent) {
-    return apply(PROC_SYS, s, transparent, LinuxCapabilities.has(LinuxCapabilities.CAP_NET_ADMIN));
+    return apply(Sysctl.PROC_SYS, s, transparent, LinuxCapabilities.has(LinuxCapabilities.CAP_NET_ADMIN));
   }
 
   static List<String> check(Path procSys, WanSocketSettings s, boolean transparent, boolean netAdmin) {
@@ -66,14 +65,14 @@ public final class HostTuning {
       warnings.add("cannot read " + procSys + "/net/ipv4: not Linux, or /proc not mounted; host settings unchecked");
       return warnings;
     }
-    read(procSys, "net.ipv4.tcp_slow_start_after_idle")
+    Sysctl.read(procSys, "net.ipv4.tcp_slow_start_after_idle")
         .filter(v -> !v.equals("0"))
         .ifPresent(v -> warnings.add("net.ipv4.tcp_slow_start_after_idle is " + v + ": idle WAN connections fall back to slow start; set it to 0"));
-    read(procSys, "net.ipv4.tcp_min_rtt_wlen")
+    Sysctl.read(procSys, "net.ipv4.tcp_min_rtt_wlen")
         .filter(v -> parse(v) > MIN_RTT_WINDOW_SECONDS)
         .ifPresent(v -> warnings.add("net.ipv4.tcp_min_rtt_wlen is " + v + ": after a WAN path gets longer, BBR drains it every 10 s for that many"
             + " seconds; set it to " + MIN_RTT_WINDOW_SECONDS));
-    read(procSys, "net.ipv4.tcp_available_congestion_control")
+    Sysctl.read(procSys, "net.ipv4.tcp_available_congestion_control")
         .filter(v -> !Arrays.asList(v.split("\\s+")).contains(s.congestionControl()))
         .ifPresent(v -> warnings.add("congestion control " + s.congestionControl() + " is not in net.ipv4.tcp_available_congestion_control ("
             + v + "); load it with modprobe tcp_" + s.congestionControl()));
@@ -84,7 +83,7 @@ public final class HostTuning {
       checkAtLeast(procSys, "net.core.wmem_max", s.sendBufferBytes(), warnings, " (without CAP_NET_ADMIN it caps SO_SNDBUF)");
     }
     if (transparent) {
-      read(procSys, "net.ipv4.ip_forward")
+      Sysctl.read(procSys, "net.ipv4.ip_forward")
           .filter(v -> !v.equals("1"))
           .ifPresent(v -> warnings.add("net.ipv4.ip_forward is " + v + ": transparent mode needs 1 so passed-through flows are routed"));
     }
@@ -107,7 +106,7 @@ public final class HostTuning {
   }
 
   private static void checkTriple(Path procSys, String name, int buffer, List<String> warnings) {
-    read(procSys, name).ifPresent(v -> {
+    Sysctl.read(procSys, name).ifPresent(v -> {
       String[] parts = v.split("\\s+");
       if (parts.length == 3 && parse(parts[2]) < buffer) {
         warnings.add(name + " maximum is " + parts[2] + ", below the WAN buffer of " + buffer + " bytes");
@@ -116,7 +115,7 @@ public final class HostTuning {
   }
 
   private static void checkAtLeast(Path procSys, String name, int buffer, List<String> warnings, String why) {
-    read(procSys, name)
+    Sysctl.read(procSys, name)
         .filter(v -> parse(v) < buffer)
         .ifPresent(v -> warnings.add(name + " is " + v + ", below the WAN buffer of " + buffer + " bytes" + why));
   }
@@ -136,7 +135,7 @@ public final class HostTuning {
   }
 
   private static void write(Path procSys, String name, Update update) {
-    Optional<String> current = read(procSys, name);
+    Optional<String> current = Sysctl.read(procSys, name);
     if (current.isEmpty()) {
       return;
     }
@@ -145,24 +144,13 @@ public final class HostTuning {
       return;
     }
     try {
-      Files.writeString(file(procSys, name), next + "\n");
+      Files.writeString(Sysctl.file(procSys, name), next + "\n");
       log.info("set {} = {} (was {})", name, next, current.get());
     } catch (IOException e) {
       log.warn("cannot set {} = {}: {} (needs root in this network namespace)", name, next, e.getMessage());
     }
   }
 
-  private static Optional<String> read(Path procSys, String name) {
-    try {
-      return Optional.of(Files.readString(file(procSys, name)).trim());
-    } catch (IOException e) {
-      return Optional.empty();
-    }
-  }
-
-  private static Path file(Path procSys, String name) {
-    return procSys.resolve(name.replace('.', '/'));
-  }
 
   private static long parse(String v) {
     try {

@@ -444,47 +444,50 @@ bulk9_grid() {
 }
 
 # 9.2: the link at FAST_MBIT; tcpopt is restarted with its link block saying so (tcpopt-nolink
-# has none). Every mode gets one unrecorded 200 MB transfer at the new rate first.
+# has none). tcpopt's modes are warmed by volume first, as for 9.3: the restarted nodes were seconds
+# old, tcpopt-nolink's had run 9.1, and at 600 Mbit/s with TLS a cold JVM is what was measured
+# (docs/benchmarks.md, issue 9, link9f). Every mode gets one unrecorded 200 MB transfer at the new rate.
 bulk9_fast() {
   local mode="$1"
-  link_to "$mode" "$FAST_RTT" 0 "$FAST_MBIT"
   if [ "$mode" = tcpopt ]; then
     stop_tcpopt
     start_tcpopt testbed "$FAST_MBIT" > "$RESULTS/logs/start-$mode-$FAST_MBIT.txt" 2>&1 ||
       { progress "  tcpopt did not restart at $FAST_MBIT Mbit/s: $(tail -2 "$RESULTS/logs/start-$mode-$FAST_MBIT.txt" | tr '\n' ' ')"; return 0; }
   fi
+  jit_warm_up "$mode" 9.2
+  link_to "$mode" "$FAST_RTT" 0 "$FAST_MBIT"
   iperf_bulk "$mode" "$RESULTS/logs/warm-up-$mode-$FAST_MBIT.json" 20 200M > /dev/null
   bulk9_run "$mode" "$FAST_MBIT" "$FAST_RTT" 0
   "$TESTBED_DIR/link.sh" --rate "$LINK_MBIT" 2> /dev/null
 }
 
-# 9.3 measures warm JVM nodes, as experiment 5 does: before it, tcpopt's modes get rounds of
+# 9.2 and 9.3 measure warm JVM nodes, as experiment 5 does: before them, tcpopt's modes get rounds of
 # INTERACTIVE_WARMUP_ROUND (1G) over an unlimited link at RTT 0 until the JIT compiler threads took at
 # most 10% of the nodes' CPU in a round, at most INTERACTIVE_WARMUP_ROUNDS (6), each capped at 60 s;
 # logs/interactive-warm-up.txt. Without it the nodes are about a minute old when the bulk starts and
 # their compiler took more CPU than their event loops (docs/benchmarks.md, issue 9, where the echo waits).
 INTERACTIVE_WARMUP_ROUND="${INTERACTIVE_WARMUP_ROUND:-1G}" INTERACTIVE_WARMUP_ROUNDS="${INTERACTIVE_WARMUP_ROUNDS:-6}"
-interactive_warm_up() { # interactive_warm_up MODE
+jit_warm_up() { # jit_warm_up MODE ROW
   case "$1" in tcpopt|tcpopt-nolink) [ "${#TCPOPT_PIDS[@]}" -gt 0 ] || return 0 ;; *) return 0 ;; esac
   local round cpu0 jit0 cpu jit log="$RESULTS/logs/interactive-warm-up.txt"
   "$TESTBED_DIR/link.sh" --rtt 0 --loss 0 --rate 0 2> /dev/null
   LAST_RTT=0
   for round in $(seq "$INTERACTIVE_WARMUP_ROUNDS"); do
     cpu0="$(cpu_seconds "${TCPOPT_PIDS[@]}")"; jit0="$(jit_cpu_seconds "${TCPOPT_PIDS[@]}")"
-    iperf_bulk "$1" "$RESULTS/logs/interactive-warm-up-$1-$round.json" 60 "$INTERACTIVE_WARMUP_ROUND" > /dev/null
+    iperf_bulk "$1" "$RESULTS/logs/interactive-warm-up-$1-$2-$round.json" 60 "$INTERACTIVE_WARMUP_ROUND" > /dev/null
     cpu="$(awk -v a="$cpu0" -v b="$(cpu_seconds "${TCPOPT_PIDS[@]}")" 'BEGIN { printf "%.2f", b - a }')"
     jit="$(awk -v a="$jit0" -v b="$(jit_cpu_seconds "${TCPOPT_PIDS[@]}")" 'BEGIN { printf "%.2f", b - a }')"
-    echo "$1 warm-up round $round ($INTERACTIVE_WARMUP_ROUND, unlimited link): nodes $cpu CPU s, JIT compiler threads $jit" >> "$log"
+    echo "$1 warm-up for $2, round $round ($INTERACTIVE_WARMUP_ROUND, unlimited link): nodes $cpu CPU s, JIT compiler threads $jit" >> "$log"
     awk -v c="$cpu" -v j="$jit" 'BEGIN { exit !(j <= 0.1 * c) }' && break
   done
-  progress "  $1 warmed up for 9.3: $round round(s) of $INTERACTIVE_WARMUP_ROUND ($(tail -1 "$log" | cut -d: -f2-))"
+  progress "  $1 warmed up for $2: $round round(s) of $INTERACTIVE_WARMUP_ROUND ($(tail -1 "$log" | cut -d: -f2-))"
 }
 
 # 9.3: the echo client runs on its own connection for the whole bulk transfer (its first
 # second before the bulk starts is the idle baseline); samples sent while the bulk ran count.
 interactive_run() { # interactive_run MODE -> interactive.csv
   local mode="$1" json="$RESULTS/logs/interactive-$1.json" bulk_start bulk_end row
-  interactive_warm_up "$mode"
+  jit_warm_up "$mode" 9.3
   link_to "$mode" "$INTERACTIVE_RTT" 0
   ip netns exec "$NS_CLIENT" setsid "$PYTHON" "$BENCH_DIR/tools/loadgen.py" interactive --host "$(target_host "$mode")" \
     --port "$(target_port "$mode" echo)" --size "$INTERACTIVE_SIZE" --interval "$INTERACTIVE_INTERVAL" \

@@ -12,7 +12,9 @@ import java.util.concurrent.TimeUnit;
  * {@link #growthInterval four round trips} of the WAN connection (at least {@value
  * #MIN_GROWTH_INTERVAL_MILLIS} ms), the window was what held the sender back, and it grows to
  * {@value #GROWTH_FACTOR} times its size, up to the configured maximum and only as far as the
- * stream's {@link StreamBudget} lets it. A flow whose
+ * stream's {@link StreamBudget} lets it. That rate is judged on every {@link #JUDGED_PARTS quarter}
+ * of the window (a quarter within one of the four round trips), so a new stream's window grows
+ * within a round trip of its first bytes instead of after its whole start credit. A flow whose
  * leg reads slowly, or whose sender has little to send, never fills a window that fast and keeps
  * its small one: an idle flow costs its initial window, a bulk flow reaches the full window within
  * a few round trips. The growth goes to the peer as a WINDOW_UPDATE with the GROW flag (it
@@ -41,6 +43,17 @@ final class ReceiveWindow {
    * still keeps its small window unless it moves a window in four round trips.
    */
   static final int GROWTH_INTERVAL_RTTS = 4;
+  /**
+   * The window's rate is judged on every this-many-th part of it (against as small a part of the
+   * interval), the batch in which it is granted back. Judged on the whole window, a new stream's
+   * start credit (~6 MB) was judged only once the leg had taken all of it: at 300 ms and 1% loss,
+   * with every byte behind the first hole, ~1.1 s after the first byte, while the DC's four streams
+   * had run out of credit at ~17 MB unacknowledged and sent at 42-158 Mbit/s for their first 1.3 s.
+   * Judged on quarters, the DC sent 219-234 Mbit/s in the first 2 s of the 300 ms lossy rows against
+   * 163-234 before, and 300 ms / 1% moved 228.2-228.4 Mbit/s against 218.8-225.0 (issue 9,
+   * docs/benchmarks.md, lossy9f).
+   */
+  static final int JUDGED_PARTS = 4;
 
   private final int initial;
   private final int max;
@@ -121,16 +134,17 @@ final class ReceiveWindow {
   }
 
   /**
-   * How much the window should grow now (0 for not), judged once a whole window was written since
-   * the last judgement: the window grows when that took at most the growth interval.
+   * How much the window should grow now (0 for not), judged once a {@link #JUDGED_PARTS part} of the
+   * window was written since the last judgement: the window grows when that took at most the same
+   * part of the growth interval.
    *
    * @param rttNanos the WAN connection's round trip, or negative when not known yet
    */
   int growth(long rttNanos) {
-    if (size >= max || epochBytes < size) {
+    if (size >= max || epochBytes < size / JUDGED_PARTS) {
       return 0;
     }
-    boolean fast = ticker.nanoTime() - epochStartNanos <= growthInterval(rttNanos);
+    boolean fast = ticker.nanoTime() - epochStartNanos <= growthInterval(rttNanos) / JUDGED_PARTS;
     epochBytes = 0;
     return fast ? (int) Math.min((long) (GROWTH_FACTOR - 1) * size, (long) max - size) : 0;
   }

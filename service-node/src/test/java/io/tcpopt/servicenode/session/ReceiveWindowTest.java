@@ -15,32 +15,50 @@ class ReceiveWindowTest {
   private final MockTicker ticker = Ticker.newMockTicker();
   private final ReceiveWindow window = new ReceiveWindow(WINDOW, 16 * WINDOW, WINDOW, ticker);
 
-  /** The leg takes half the window, then the other half {@code millis} later. */
-  private int growthAfterAWindowIn(long millis) {
-    window.written(WINDOW / 2);
+  private static final int QUARTER = WINDOW / ReceiveWindow.JUDGED_PARTS;
+
+  /** The leg takes half a quarter of the window, then the other half {@code millis} later. */
+  private int growthAfterAQuarterIn(long millis) {
+    window.written(QUARTER / 2);
     ticker.advanceMillis(millis);
-    window.written(WINDOW / 2);
+    window.written(QUARTER / 2);
     return window.growth(RTT_NANOS);
   }
 
   @Test
-  void aWindowTakenWithinFourRoundTripsGrowsFourfold() {
-    // 300 ms / 2% loss: every byte waits behind a hole for a round trip or two, so a window-bound
-    // sender's window comes back to the leg over three round trips rather than one.
-    assertEquals(3 * WINDOW, growthAfterAWindowIn(3 * 300), "three round trips: the window held the sender back");
+  void aQuarterTakenWithinARoundTripGrowsFourfold() {
+    // A window per four round trips, judged on its first quarter: a new stream's start credit grows
+    // within a round trip of its first bytes (at 300 ms / 1% loss it was judged ~1.1 s in, the
+    // sender out of credit meanwhile).
+    assertEquals(3 * WINDOW, growthAfterAQuarterIn(300), "a quarter in one round trip: the window held the sender back");
+    assertEquals(WINDOW, window.size(), "judged, not grown: the caller reserves the growth first");
   }
 
   @Test
-  void aWindowTakenMoreSlowlyStaysAsItIs() {
-    assertEquals(0, growthAfterAWindowIn(4 * 300 + 1), "slower than four round trips: the leg or the sender set the pace");
+  void aQuarterTakenMoreSlowlyStaysAsItIs() {
+    assertEquals(0, growthAfterAQuarterIn(300 + 1), "slower than a window per four round trips: the leg or the sender set the pace");
     assertEquals(WINDOW, window.size());
   }
 
   @Test
+  void lessThanAQuarterIsNotJudgedYet() {
+    window.written(QUARTER - 1);
+    assertEquals(0, window.growth(RTT_NANOS), "not a quarter yet");
+    window.written(1);
+    assertEquals(3 * WINDOW, window.growth(RTT_NANOS), "the same measurement, judged once a quarter was written");
+  }
+
+  @Test
+  void aSlowQuarterStartsANewMeasurement() {
+    assertEquals(0, growthAfterAQuarterIn(2 * 300));
+    assertEquals(3 * WINDOW, growthAfterAQuarterIn(100), "the next quarter is judged on its own time");
+  }
+
+  @Test
   void withoutARoundTripTheIntervalIsItsFloor() {
-    window.written(WINDOW / 2);
-    ticker.advanceMillis(ReceiveWindow.MIN_GROWTH_INTERVAL_MILLIS + 1);
-    window.written(WINDOW / 2);
+    window.written(QUARTER / 2);
+    ticker.advanceMillis(ReceiveWindow.MIN_GROWTH_INTERVAL_MILLIS / ReceiveWindow.JUDGED_PARTS + 1);
+    window.written(QUARTER / 2);
     assertEquals(0, window.growth(-1), "no PING answered yet");
   }
 }

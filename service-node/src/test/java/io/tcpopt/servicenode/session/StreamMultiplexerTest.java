@@ -25,6 +25,7 @@ import io.tcpopt.servicenode.wire.WireCodes;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -431,6 +432,20 @@ class StreamMultiplexerTest {
   }
 
   @Test
+  void aStartCreditTheLegTookAQuarterOfAtOnceGrows() {
+    // issue 9, lossy9f: judged on the whole start credit, the window grew only once the leg had taken
+    // all of it, ~1.1 s into a 300 ms / 1% transfer, the sender out of credit meanwhile.
+    RecordingBudget budget = new RecordingBudget(3 * WINDOW);
+    MuxStream s = acceptedWithStartCredit(budget); // a window of 4 x WINDOW, growing to 8 x WINDOW
+    feed(data(1, WINDOW, false));
+    s.consumed(WINDOW);
+    assertEquals(List.of(new WindowUpdateFrame(1, WINDOW), new WindowUpdateFrame(1, 4 * WINDOW, true)), sent(),
+        "a quarter of the window at once: acknowledged, and the window grows (cut at the maximum)");
+    assertEquals(7L * WINDOW, budget.reserved, "the start credit and the growth, both reserved");
+    assertEquals(8 * WINDOW, s.receiveWindow());
+  }
+
+  @Test
   void creditThePeerGivesBackShrinksTheWindowAndIsReleased() {
     RecordingBudget budget = new RecordingBudget(7 * WINDOW);
     MuxStream s = acceptedWithStartCredit(budget);
@@ -545,13 +560,17 @@ class StreamMultiplexerTest {
     restartGrowing(4 * WINDOW);
     feed(open(1, 0));
     MuxStream s = accepted.get(0);
-    feed(data(1, WINDOW / 2, false));
-    s.consumed(WINDOW / 2);
-    ch.advanceTimeBy(ReceiveWindow.MIN_GROWTH_INTERVAL_MILLIS + 1, TimeUnit.MILLISECONDS); // no PING answered: the interval is its floor
-    feed(data(1, WINDOW / 2, false));
-    s.consumed(WINDOW / 2);
-    assertEquals(List.of(new WindowUpdateFrame(1, WINDOW / 2), new WindowUpdateFrame(1, WINDOW / 2)), sent(),
-        "a window's worth took longer than the interval: acknowledgements only");
+    int quarter = WINDOW / ReceiveWindow.JUDGED_PARTS;
+    for (int i = 0; i < ReceiveWindow.JUDGED_PARTS; i++) {
+      feed(data(1, quarter / 2, false));
+      s.consumed(quarter / 2);
+      // no PING answered: the interval is its floor, each quarter judged against a quarter of it
+      ch.advanceTimeBy(ReceiveWindow.MIN_GROWTH_INTERVAL_MILLIS / ReceiveWindow.JUDGED_PARTS + 1, TimeUnit.MILLISECONDS);
+      feed(data(1, quarter / 2, false));
+      s.consumed(quarter / 2);
+    }
+    assertEquals(Collections.nCopies(ReceiveWindow.JUDGED_PARTS, new WindowUpdateFrame(1, quarter)), sent(),
+        "each quarter took longer than its part of the interval: acknowledgements only");
     assertEquals(WINDOW, s.receiveWindow());
     feed(data(1, WINDOW, true));
     s.consumed(WINDOW);

@@ -9,6 +9,7 @@ for i in $(seq 20000); do
   { echo "T $(date -u +%H:%M:%S.%N | cut -c1-12)"
     for n in dc branch; do p="$(cat $st/$n.pid 2>/dev/null)"; [ -n "$p" ] && [ -r /proc/$p/stat ] && echo "CPU $n $p $(awk '{print $14+$15}' /proc/$p/stat)"; done
     ip netns exec $ns ss -tinH state established '( sport = :7800 )' 2>/dev/null
+    ip netns exec $ns ss -tnH state established "( dport = :5201 )" 2>/dev/null | sed "s/^/LAN /"
   } >> "$out"
   sleep "$iv"
 done

@@ -16,6 +16,8 @@ for line in open(sys.argv[1]):
         cur = {'t': line.split()[1], 'socks': [], 'cpu': {}}; samples.append(cur)
     elif line.startswith('CPU ') and cur:
         _, n, p, ticks = line.split(); cur['cpu'][n] = int(float(ticks))
+    elif line.startswith('LAN ') and cur is not None:
+        cur['lanq'] = cur.get('lanq', 0) + int(line.split()[1])
     elif cur is not None and 'bytes_acked' in line:
         cur['socks'].append(line)
 prev = None; prevt = None
@@ -33,9 +35,9 @@ for s in samples:
     prev = s
     acked = num(r'bytes_acked:(\d+)', sock, int, 0)
     bbr = re.search(r'bbr:\(bw:([\d.]+[KMG]?bps),mrtt:([\d.]+),pacing_gain:([\d.]+),cwnd_gain:([\d.]+)\)', sock)
-    print('%s acked %7.1fMB bw %6s gain %4s pacing %6s deliv %6s cwnd %5s unacked %5s notsent %8s %s rwndlim %s sndbuflim %s | %s' % (
+    print('%s acked %7.1fMB bw %6s gain %4s pacing %6s deliv %6s cwnd %5s unacked %5s notsent %8s %s rwndlim %s sndbuflim %s lanRecvQ %s | %s' % (
         s['t'], acked / 1e6, '%.0f' % rate(bbr.group(1)) if bbr else '-', bbr.group(3) if bbr else '-',
         '%.0f' % rate(num(r'pacing_rate (\S+)', sock, str)) if 'pacing_rate' in sock else '-',
         '%.0f' % rate(num(r'delivery_rate (\S+)', sock, str)) if 'delivery_rate' in sock else '-',
         num(r'cwnd:(\d+)', sock, int), num(r'unacked:(\d+)', sock, int), num(r'notsent:(\d+)', sock, int),
-        'APPLIM' if 'app_limited' in sock else '      ', num(r'rwnd_limited:(\S+)', sock, str), num(r'sndbuf_limited:(\S+)', sock, str), cpu))
+        'APPLIM' if 'app_limited' in sock else '      ', num(r'rwnd_limited:(\S+)', sock, str), num(r'sndbuf_limited:(\S+)', sock, str), s.get('lanq', '-'), cpu))

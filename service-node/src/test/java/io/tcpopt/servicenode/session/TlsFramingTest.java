@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -181,6 +182,50 @@ class TlsFramingTest {
         ByteBuf first = frames.get(0);
         first.setByte(first.readerIndex(), ~first.getByte(first.readerIndex()));
         assertEquals(first.getByte(first.readerIndex()), out.getByte(out.readerIndex()), "the frames are not copied");
+      } finally {
+        out.release();
+      }
+    } finally {
+      channel.finishAndReleaseAll();
+    }
+  }
+
+  @Test
+  void framesOfHeaderAndPayloadReachTlsFlattenedIntoOneLevel() throws Exception {
+    PooledByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+    EmbeddedChannel channel = new EmbeddedChannel(new TlsWriteGather());
+    try {
+      Random random = new Random(13);
+      MessageDigest written = MessageDigest.getInstance("SHA-256");
+      int total = 0;
+      int parts = 0;
+      for (int i = 0; i < 8; i++) {
+        byte[] header = new byte[20];
+        random.nextBytes(header);
+        written.update(header);
+        ByteBuf frame;
+        if (i % 4 == 3) { // a frame without payload: a plain buffer
+          frame = alloc.directBuffer(header.length).writeBytes(header);
+          parts++;
+        } else {
+          byte[] payload = new byte[1 + random.nextInt(8000)];
+          random.nextBytes(payload);
+          written.update(payload);
+          frame = alloc.compositeBuffer(2).addComponents(true, alloc.directBuffer(header.length).writeBytes(header),
+              alloc.directBuffer(payload.length).writeBytes(payload));
+          parts += 2;
+        }
+        total += frame.readableBytes();
+        channel.write(frame);
+      }
+      channel.flush();
+      CompositeByteBuf out = assertInstanceOf(CompositeByteBuf.class, channel.readOutbound());
+      try {
+        assertEquals(parts, out.numComponents(), "each header and payload is a component of the flush's buffer, not a nested composite");
+        assertEquals(total, out.readableBytes());
+        byte[] all = new byte[total];
+        out.getBytes(out.readerIndex(), all);
+        assertArrayEquals(written.digest(), MessageDigest.getInstance("SHA-256").digest(all), "SHA-256 of every byte, in order");
       } finally {
         out.release();
       }

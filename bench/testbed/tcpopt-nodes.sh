@@ -6,7 +6,7 @@
 # (TPROXY, port 7900) of 198.18.1.0/24 -> 198.19.1.0/24; the DC node in the dc namespace;
 # the client addresses the server itself. Loopback (efficiency benchmark): both nodes in NS,
 # the branch node forwards the explicit listener 127.0.0.1:18201 to 127.0.0.1:5201 via the DC.
-# Node configs follow CONTRACTS.md section 1 and are written to the state directory with
+# Node configs follow deploy/examples/testbed/ (docs/running-a-pair.md) and are written to the state directory with
 # their own TLS certificates (`tcpopt certs`, or openssl: one CA, one certificate per node). The nodes run
 # through ./tcpopt, with its JVM flags (JAVA_OPTS is added after them), and run the jar TCPOPT_JAR when set.
 # `up` returns once the branch node listens and holds an established WAN session.

@@ -144,13 +144,7 @@ public final class TproxyRules implements AutoCloseable {
       throw new TproxyException("transparent operation needs root (CAP_NET_ADMIN) to install nftables and policy routing rules; run as root or use explicit listeners");
     }
     // The guard first: whatever is added from here on is removed if the JVM dies half-way.
-    List<List<String>> undo = new ArrayList<>();
-    undo.add(List.of("nft", "delete", "table", FAMILY, TABLE));
-    for (Family f : Family.values()) {
-      undo.add(routeCommand(f, "del", routeTable));
-      undo.add(ruleCommand(f, "del", mark, routeTable));
-    }
-    ExitGuard guard = ExitGuard.start(commands, undo).orElse(null);
+    ExitGuard guard = ExitGuard.start(commands, removal(mark, routeTable)).orElse(null);
     TproxyRules rules = new TproxyRules(commands, mark, routeTable, guard);
     rules.diversion = diversion;
     rules.intercepting = diversion != null;
@@ -186,6 +180,21 @@ public final class TproxyRules implements AutoCloseable {
 
   private static Object any(List<String> prefixes) {
     return prefixes.isEmpty() ? "any" : prefixes;
+  }
+
+  /**
+   * The commands that remove whatever an install may leave, table and both families' routing: the
+   * exit guard runs them when the JVM dies, and deploy/systemd/tcpopt@.service's ExecStopPost runs
+   * the same when the guard died too (TproxyRulesTest holds the two together).
+   */
+  static List<List<String>> removal(int mark, int routeTable) {
+    List<List<String>> out = new ArrayList<>();
+    out.add(List.of("nft", "delete", "table", FAMILY, TABLE));
+    for (Family f : Family.values()) {
+      out.add(routeCommand(f, "del", routeTable));
+      out.add(ruleCommand(f, "del", mark, routeTable));
+    }
+    return out;
   }
 
   private static List<String> ruleCommand(Family f, String verb, int mark, int routeTable) {

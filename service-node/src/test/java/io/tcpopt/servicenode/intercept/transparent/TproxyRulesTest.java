@@ -9,7 +9,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.tcpopt.common.netfilter.Commands;
 import io.tcpopt.common.testing.NamespacePrivileges;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -55,6 +59,21 @@ class TproxyRulesTest {
     List<String> body = TproxyRules.tableBody(null, 1);
     assertTrue(body.contains("meta l4proto tcp socket transparent 1 meta mark set 0x1 accept"), body::toString);
     assertTrue(body.stream().noneMatch(l -> l.contains("tproxy")), body::toString);
+  }
+
+  /**
+   * The unit's ExecStopPost is fail-to-wire's last line (docs/reliability.md): it once deleted
+   * {@code table ip tcpopt}, which the node never creates, and no IPv6 rule or route.
+   */
+  @Test
+  void theSystemdUnitRemovesWhatTheExitGuardRemoves() throws Exception {
+    Set<String> unit = Files.readAllLines(Path.of("..", "deploy", "systemd", "tcpopt@.service")).stream()
+        .filter(l -> l.startsWith("ExecStopPost=-/usr/sbin/"))
+        .map(l -> l.substring("ExecStopPost=-/usr/sbin/".length()))
+        .collect(Collectors.toSet());
+    // The node's firewall mark and routing table (servicenode.TransparentRules).
+    Set<String> guard = TproxyRules.removal(1, 100).stream().map(c -> String.join(" ", c)).collect(Collectors.toSet());
+    assertEquals(guard, unit);
   }
 
   @Test

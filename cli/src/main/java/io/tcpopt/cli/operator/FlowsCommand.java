@@ -48,7 +48,7 @@ public final class FlowsCommand extends OperatorCommand {
   @Option(names = "--port", description = "Only flows whose source or destination port is this.")
   Integer port;
 
-  @Option(names = "--state", description = "Only flows in this state (e.g. optimized, pass-through, closed).")
+  @Option(names = "--state", description = "Only flows in this state, as the STATE column writes it (e.g. optimized, pass_through; pass-through too).")
   String state;
 
   public FlowsCommand(CliContext context) {
@@ -95,7 +95,7 @@ public final class FlowsCommand extends OperatorCommand {
   boolean matches(Views.Flow f) {
     return (site == null || site.equals(f.site()))
         && (node == null || node.equals(f.node()))
-        && (state == null || state.equalsIgnoreCase(f.state()))
+        && (state == null || state.replace('-', '_').equalsIgnoreCase(f.state()))
         && (address == null || host(f.source()).equals(canonical(address)) || host(f.destination()).equals(canonical(address)))
         && (port == null || port(f.source()) == port || port(f.destination()) == port);
   }

@@ -87,6 +87,17 @@ class OperatorOutputTest {
     assertTrue(json.out().contains("\"id\": \"f-1\"") && !json.out().contains("f-2"), json.out());
   }
 
+  /** The help's example once said pass-through, which matched nothing: states are PASS_THROUGH underneath. */
+  @Test
+  void stateFilterTakesTheStateColumnsSpellingAndTheHyphenatedOne() {
+    assertEquals(3, run("flows", "--state", "optimized").out().lines().count());
+    for (String state : List.of("pass_through", "pass-through", "PASS_THROUGH")) {
+      CliRun r = run("flows", "--closed", "--state", state);
+      assertEquals(2, r.out().lines().count(), state + ":\n" + r.out());
+      assertTrue(r.out().contains("pass_through"), r.out());
+    }
+  }
+
   @Test
   void closedFlowsShowTheReason() {
     CliRun r = run("flows", "--closed");

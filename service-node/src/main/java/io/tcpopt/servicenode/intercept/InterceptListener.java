@@ -10,6 +10,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.util.concurrent.EventExecutor;
+import io.tcpopt.common.net.LinuxCapabilities;
 import io.tcpopt.common.transport.EpollHalfCloseWorkaround;
 import io.tcpopt.common.transport.Legs;
 import io.tcpopt.common.transport.NettyTransport;
@@ -51,6 +52,11 @@ public final class InterceptListener implements AutoCloseable {
       WriteBufferWaterMark watermarks, FlowInterceptor interceptor) throws InterruptedException {
     if (!NettyTransport.isEpoll()) {
       throw new IllegalStateException("transparent interception needs Linux with the native epoll transport");
+    }
+    if (!LinuxCapabilities.mayBindTransparent()) {
+      // Checked first: Netty logs a failed IP_TRANSPARENT option as a warning with a stack trace
+      // before the bind fails, in front of the one-line error the operator needs.
+      throw new IllegalStateException("IP_TRANSPARENT needs CAP_NET_ADMIN or CAP_NET_RAW, which this process lacks");
     }
     Accepted accepted = ch -> interceptor.intercepted(ch, (InetSocketAddress) ch.remoteAddress(), (InetSocketAddress) ch.localAddress(), null);
     return bind(listen, boss, workers, watermarks, accepted, true);

@@ -47,7 +47,7 @@ public final class TlsContexts {
   public static SslContext server(TlsFiles files) {
     Material m = Material.load(files);
     return build(
-        SslContextBuilder.forServer(m.key, m.chain).clientAuth(ClientAuth.REQUIRE).trustManager(m.trusted),
+        trusting(SslContextBuilder.forServer(m.key, m.chain).clientAuth(ClientAuth.REQUIRE), m, files),
         files);
   }
 
@@ -55,11 +55,20 @@ public final class TlsContexts {
   public static SslContext client(TlsFiles files) {
     Material m = Material.load(files);
     return build(
-        SslContextBuilder.forClient()
-            .keyManager(m.key, m.chain)
-            .trustManager(m.trusted)
-            .endpointIdentificationAlgorithm(null),
+        trusting(SslContextBuilder.forClient().keyManager(m.key, m.chain), m, files).endpointIdentificationAlgorithm(null),
         files);
+  }
+
+  /** The configured CAs; with BoringSSL, a certificate from none of them is answered {@code unknown_ca}. */
+  private static SslContextBuilder trusting(SslContextBuilder builder, Material m, TlsFiles files) {
+    if (provider() != SslProvider.OPENSSL) {
+      return builder.trustManager(m.trusted);
+    }
+    try {
+      return builder.trustManager(UnknownCaTrustManager.trusting(m.trusted));
+    } catch (GeneralSecurityException | java.io.IOException e) {
+      throw new IllegalArgumentException("cannot build a TLS context from " + files.trustedCertificates() + ": " + e.getMessage(), e);
+    }
   }
 
   /**

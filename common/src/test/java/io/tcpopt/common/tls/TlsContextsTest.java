@@ -99,6 +99,9 @@ class TlsContextsTest {
     Outcome o = connect(TlsContexts.server(nodes.get("dc-1")), TlsContexts.client(rogueTrustingRealCa));
 
     assertFalse(o.server.isSuccess(), "server must refuse a client certificate from another CA");
+    assertTrue(
+        HandshakeFailure.describe(o.server.cause()).startsWith("the peer presented no certificate from this node's trusted CA (tls.trusted)"),
+        () -> HandshakeFailure.describe(o.server.cause()));
     assertFalse("echo:hello over mutual TLS".equals(o.reply.exceptionally(t -> null).getNow(null)), "no data may flow");
   }
 
@@ -110,6 +113,16 @@ class TlsContextsTest {
     Outcome o = connect(TlsContexts.server(rogueTrustingRealCa), TlsContexts.client(nodes.get("branch-1")));
 
     assertFalse(o.client.isSuccess(), "client must refuse a server certificate from another CA");
+    assertTrue(
+        HandshakeFailure.describe(o.client.cause()).startsWith("the peer's certificate does not chain to this node's trusted CA (tls.trusted)"),
+        () -> HandshakeFailure.describe(o.client.cause()));
+    assertFalse(o.server.isSuccess());
+    if (TlsContexts.provider() == SslProvider.OPENSSL) {
+      assertTrue(o.server.cause().toString().contains("TLSV1_ALERT_UNKNOWN_CA"), () -> o.server.cause().toString());
+      assertTrue(
+          HandshakeFailure.describe(o.server.cause()).startsWith("the peer does not trust this node's certificate: the peer's tls.trusted does not hold this node's CA"),
+          () -> HandshakeFailure.describe(o.server.cause()));
+    }
   }
 
   @Test

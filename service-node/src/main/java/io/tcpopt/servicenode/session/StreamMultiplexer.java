@@ -13,6 +13,7 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.tcpopt.common.tls.HandshakeFailure;
 import io.tcpopt.common.tls.TlsContexts;
 import io.tcpopt.servicenode.trust.HelloAdmission;
 import io.tcpopt.servicenode.trust.PeerAdmission;
@@ -675,7 +676,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
         sendHello();
       } else {
         if (!closing && ctx.channel().isActive()) {
-          log.warn("TLS handshake with {} failed: {}", ctx.channel().remoteAddress(), done.cause().toString());
+          log.warn("TLS handshake with {} failed: {}", ctx.channel().remoteAddress(), HandshakeFailure.describe(done.cause()));
         }
         closing = true;
         ctx.close();
@@ -919,7 +920,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
       connectionError(((WireProtocolException) cause).goAwayCode(), cause.getMessage());
     } else {
       if (!closing) {
-        log.info("WAN connection {} (peer {}) failed: {}", ctx.channel().remoteAddress(), peerName(), cause.toString());
+        log.info("WAN connection {} (peer {}) failed: {}", ctx.channel().remoteAddress(), peerName(), HandshakeFailure.describe(cause));
       }
       closing = true;
       ctx.close();

@@ -63,8 +63,9 @@ public final class PolicyCommand {
       super(context);
     }
 
+    /** The file's policy, without the header line {@code policy get} writes. */
     String yaml() {
-      String text = read(file);
+      String text = PolicyHeader.strip(read(file));
       try {
         LocalPolicy.check(text, file.toString());
       } catch (PolicyException | ConfigException e) {
@@ -160,8 +161,7 @@ public final class PolicyCommand {
       if (output.json()) {
         printJson(versionJson(v, true));
       } else {
-        context.out().printf("# policy %s, version %d%s%n", v.name(), v.version(),
-            v.appliedAt() == null ? "" : ", applied " + v.appliedAt());
+        context.out().print(PolicyHeader.of(v));
         context.out().print(v.yaml().endsWith("\n") ? v.yaml() : v.yaml() + "\n");
       }
       return 0;

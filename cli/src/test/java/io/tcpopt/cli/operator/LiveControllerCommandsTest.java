@@ -94,12 +94,20 @@ class LiveControllerCommandsTest {
 
     CliRun same = cli("policy", "diff", "-f", file.toString());
     assertEquals(0, same.exitCode(), same.out() + same.err());
+    // What get prints, fed back unchanged, is no change: its header line is not part of the policy.
+    Path fetched = policyFile("fetched.yaml", get.out());
+    CliRun fetchedDiff = cli("policy", "diff", "-f", fetched.toString());
+    assertEquals(0, fetchedDiff.exitCode(), fetchedDiff.out() + fetchedDiff.err());
     Path changed = policyFile("changed.yaml", OperatorOutputTest.samplePolicy().replace("default-action: pass-through", "default-action: drop"));
     CliRun diff = cli("policy", "diff", "-f", changed.toString());
     assertEquals(3, diff.exitCode(), diff.err());
     assertTrue(diff.out().contains("-  default-action: pass-through") && diff.out().contains("+  default-action: drop"), diff.out());
 
-    assertEquals(0, cli("policy", "apply", "-f", changed.toString()).exitCode());
+    Path fetchedChanged = policyFile("fetched-changed.yaml", get.out().replace("default-action: pass-through", "default-action: drop"));
+    assertEquals(0, cli("policy", "apply", "-f", fetchedChanged.toString()).exitCode());
+    CliRun getChanged = cli("policy", "get");
+    assertEquals(1, getChanged.out().lines().filter(l -> l.startsWith("# policy ")).count(), getChanged.out());
+    assertTrue(getChanged.out().startsWith("# policy vpn10-appqoe, version 2, applied "), getChanged.out());
     CliRun rollback = cli("policy", "rollback", "--version", "1");
     assertEquals("policy vpn10-appqoe version 1 re-activated as version 3\n", rollback.out());
 

@@ -16,6 +16,8 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.TlsChannelCredentials;
 import io.tcpopt.cli.CliException;
+import io.tcpopt.common.tls.HandshakeFailure;
+import io.tcpopt.common.tls.PemMaterial;
 import io.tcpopt.proto.v1.ApplyPolicyRequest;
 import io.tcpopt.proto.v1.ApplyPolicyResponse;
 import io.tcpopt.proto.v1.DiffPolicyRequest;
@@ -87,6 +89,7 @@ final class GrpcControllerClient implements ControllerClient {
     try {
       TlsChannelCredentials.Builder b = TlsChannelCredentials.newBuilder().trustManager(tls.trusted().toFile());
       if (tls.certificate() != null) {
+        PemMaterial.requireKeyOf(tls.certificate(), tls.privateKey());
         b.keyManager(tls.certificate().toFile(), tls.privateKey().toFile());
       }
       return b.build();
@@ -115,7 +118,7 @@ final class GrpcControllerClient implements ControllerClient {
     } catch (StatusRuntimeException e) {
       SSLException tls = sslCause(e);
       if (tls != null) {
-        throw new CliException("TLS with controller at " + target + " failed: " + tls.getMessage());
+        throw new CliException("TLS with controller at " + target + " failed: " + HandshakeFailure.describe(tls, "--tls-ca " + target.tls().trusted()));
       }
       throw translate(e.getStatus(), e.getCause() != null, target);
     }

@@ -97,6 +97,26 @@ class LiveControllerTlsTest {
   }
 
   @Test
+  void aControllerCertificateFromAnotherCaIsNamedAsSuch() {
+    TlsFiles op = certs.get("operator");
+    Path otherCa = DemoCertificates.generate(dir.resolve("other"), List.of("ctl-1")).get("ctl-1").trustedCertificates();
+    CliRun r = cli(Map.of(), "status", "--controller", address, "--tls-ca", otherCa.toString(),
+        "--tls-cert", op.certificateChain().toString(), "--tls-key", op.privateKey().toString());
+    assertEquals(1, r.exitCode(), r.out());
+    assertTrue(r.errorLine().startsWith("tcpopt: TLS with controller at " + address + " failed: the peer's certificate does not chain to a CA in --tls-ca "
+        + otherCa + " ("), r.err());
+  }
+
+  @Test
+  void aKeyOfAnotherCertificateIsNamedBeforeConnecting() {
+    CliRun r = cli(Map.of(), "status", "--controller", address, "--tls-ca", certs.get("ctl-1").trustedCertificates().toString(),
+        "--tls-cert", certs.get("operator").certificateChain().toString(), "--tls-key", certs.get("sn-1").privateKey().toString());
+    assertEquals(1, r.exitCode(), r.out());
+    assertTrue(r.errorLine().startsWith("tcpopt: cannot load TLS files for the controller connection: " + certs.get("sn-1").privateKey()
+        + ": does not match the certificate "), r.err());
+  }
+
+  @Test
   void certificateWithoutKeyIsAUsageError() {
     CliRun r = cli(Map.of(), "status", "--controller", address, "--tls-ca", certs.get("ctl-1").trustedCertificates().toString(),
         "--tls-cert", certs.get("operator").certificateChain().toString());

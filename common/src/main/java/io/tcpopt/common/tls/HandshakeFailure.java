@@ -20,8 +20,12 @@ public final class HandshakeFailure {
 
   private HandshakeFailure() {}
 
-  /** One line: what went wrong and which setting to look at, then the provider's innermost text. */
-  public static String describe(Throwable failure) {
+  /**
+   * One line: what went wrong and which setting to look at, then the provider's innermost text.
+   * {@code trusted} names where this side's trusted CAs are configured ({@code tls.trusted},
+   * {@code --tls-ca FILE}).
+   */
+  public static String describe(Throwable failure, String trusted) {
     Throwable innermost = failure;
     StringBuilder text = new StringBuilder();
     String reason = null;
@@ -32,30 +36,30 @@ public final class HandshakeFailure {
       if (reason == null && (t instanceof CertificateExpiredException || t instanceof CertificateNotYetValidException)) {
         reason = "the peer's certificate is outside its validity period";
       } else if (reason == null && t instanceof CertPathBuilderException) {
-        reason = "the peer's certificate does not chain to this node's trusted CA (tls.trusted)";
+        reason = "the peer's certificate does not chain to a CA in " + trusted;
       }
     }
     if (reason == null) {
-      reason = fromProviderText(text.toString().toUpperCase(Locale.ROOT));
+      reason = fromProviderText(text.toString().toUpperCase(Locale.ROOT), trusted);
     }
     return reason == null ? innermost.toString() : reason + " (" + innermost + ")";
   }
 
-  private static String fromProviderText(String text) {
+  private static String fromProviderText(String text, String trusted) {
     if (text.contains("PEER_DID_NOT_RETURN_A_CERTIFICATE") || text.contains("EMPTY CLIENT CERTIFICATE CHAIN")) {
-      return "the peer presented no certificate from this node's trusted CA (tls.trusted): its certificate comes from another CA, or it has none";
+      return "the peer presented no certificate from a CA in " + trusted + ": its certificate comes from another CA, or it has none";
     }
     if (text.contains("ALERT_CERTIFICATE_REQUIRED")) {
-      return "the peer found no certificate from the CA it trusts here: this node's certificate comes from a CA missing from the peer's tls.trusted";
+      return "the peer asked for a certificate from a CA it trusts and ours is from another: the peer does not trust our CA";
     }
     if (text.contains("ALERT_UNKNOWN_CA")) {
-      return "the peer does not trust this node's certificate: the peer's tls.trusted does not hold this node's CA";
+      return "the peer does not trust our certificate: our CA is not among the peer's trusted CAs";
     }
     if (text.contains("ALERT_CERTIFICATE_EXPIRED")) {
-      return "the peer refused this node's certificate as outside its validity period";
+      return "the peer refused our certificate as outside its validity period";
     }
     if (text.contains("ALERT_BAD_CERTIFICATE") || text.contains("ALERT_CERTIFICATE_UNKNOWN")) {
-      return "the peer refused this node's certificate";
+      return "the peer refused our certificate";
     }
     if (text.contains("ALERT_PROTOCOL_VERSION") || text.contains("UNSUPPORTED_PROTOCOL") || text.contains("NO SUPPORTED VERSION")) {
       return "the peer does not speak TLS 1.3";

@@ -53,6 +53,8 @@ import org.slf4j.LoggerFactory;
 public final class StreamMultiplexer extends ChannelDuplexHandler {
   private static final Logger log = LoggerFactory.getLogger(StreamMultiplexer.class);
   private static final int MAX_UNANSWERED_PINGS = 3;
+  /** Where a node's trusted CAs are configured, for a handshake failure's log line. */
+  private static final String TRUSTED_SETTING = "service-node.wan.tls.trusted";
   /** A peer that keeps sending but has not answered this many PINGs is not reading: dead too. */
   private static final int MAX_UNANSWERED_PINGS_BUSY = 12;
   /**
@@ -676,7 +678,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
         sendHello();
       } else {
         if (!closing && ctx.channel().isActive()) {
-          log.warn("TLS handshake with {} failed: {}", ctx.channel().remoteAddress(), HandshakeFailure.describe(done.cause()));
+          log.warn("TLS handshake with {} failed: {}", ctx.channel().remoteAddress(), HandshakeFailure.describe(done.cause(), TRUSTED_SETTING));
         }
         closing = true;
         ctx.close();
@@ -920,7 +922,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
       connectionError(((WireProtocolException) cause).goAwayCode(), cause.getMessage());
     } else {
       if (!closing) {
-        log.info("WAN connection {} (peer {}) failed: {}", ctx.channel().remoteAddress(), peerName(), HandshakeFailure.describe(cause));
+        log.info("WAN connection {} (peer {}) failed: {}", ctx.channel().remoteAddress(), peerName(), HandshakeFailure.describe(cause, TRUSTED_SETTING));
       }
       closing = true;
       ctx.close();

@@ -14,7 +14,6 @@ import io.tcpopt.servicenode.flow.FlowKind;
 import io.tcpopt.servicenode.flow.FlowRecord;
 import io.tcpopt.servicenode.flow.HttpReuseFigures;
 import io.tcpopt.servicenode.flow.TlsFigures;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -48,8 +47,7 @@ final class IntegratedServiceNode implements LocalServiceNode {
 
   @Override
   public String wanAddress() {
-    InetSocketAddress a = node.wanAddress();
-    return a.getHostString() + ":" + a.getPort();
+    return HostPort.format(node.wanAddress());
   }
 
   @Override

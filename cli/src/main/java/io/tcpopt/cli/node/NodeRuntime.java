@@ -3,6 +3,7 @@ package io.tcpopt.cli.node;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tcpopt.cli.CliException;
 import io.tcpopt.cli.metrics.MetricsEndpoint;
+import io.tcpopt.common.net.HostPort;
 import io.tcpopt.common.net.HostTuning;
 import io.tcpopt.common.net.WanSocketSettings;
 import io.tcpopt.common.policy.CompiledPolicy;
@@ -100,13 +101,13 @@ public final class NodeRuntime implements AutoCloseable {
         trustRegisteredPeers(controller, serviceNode);
       }
       InetSocketAddress api = controller.grpcAddress();
-      parts.add(0, "controller: gRPC " + api.getHostString() + ":" + api.getPort()
+      parts.add(0, "controller: gRPC " + HostPort.format(api)
           + controller.consoleUrl().map(url -> ", console " + url).orElse(""));
     }
     if (config.metricsListen() != null) {
       metrics = MetricsEndpoint.start(config.metricsListen(), registry);
       started.push(metrics);
-      parts.add("metrics: http://" + metrics.address().getHostString() + ":" + metrics.address().getPort() + "/metrics");
+      parts.add("metrics: http://" + HostPort.format(metrics.address()) + "/metrics");
     }
     if (serviceNode != null) {
       serviceNode.alsoListensOn(otherPorts());
@@ -154,9 +155,9 @@ public final class NodeRuntime implements AutoCloseable {
   private static String listeners(ServiceNode node) {
     List<String> out = new ArrayList<>();
     for (InetSocketAddress a : node.listenerAddresses()) {
-      out.add(a.getHostString() + ":" + a.getPort());
+      out.add(HostPort.format(a));
     }
-    String handoff = node.handoffAddress() == null ? "" : ", handoff " + node.handoffAddress().getHostString() + ":" + node.handoffAddress().getPort();
+    String handoff = node.handoffAddress() == null ? "" : ", handoff " + HostPort.format(node.handoffAddress());
     return (out.isEmpty() ? "" : ", listeners " + String.join(" ", out)) + handoff;
   }
 

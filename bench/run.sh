@@ -34,6 +34,9 @@
 #      mode (TX_WARMUP elsewhere, default 0), and a 12 s cap per small-window run in 2.
 #      Mode "tcpopt-nolink" is tcpopt with no `link` block in the node configs; it runs
 #      NOLINK_ONLY (default 9.1,9.2) only.
+#      Off the issue's grid (9.1-9.4; use a fresh --out, the CSVs do not record them):
+#      BULK9_FLOWS (4) streams sharing BULK9_BYTES (400M), BULK9_DIRECTION=up for uploads (client
+#      sends; default down), INTERACTIVE_RTT, FAIR_RTT, TX_RTT (100 ms each).
 #  10  application profiles (issue 10; only with --only 10): OneConnect, 1500 x 256 KiB HTTP/1.1
 #      requests at concurrency 23 (direct, HAProxy http-reuse, tcpopt without and with reuse), and
 #      TLS page loads with and without dynamic record sizing (bench/experiments/profiles.sh)
@@ -61,7 +64,7 @@ while [ $# -gt 0 ]; do
     --only) only="$2"; shift 2 ;;
     --modes) modes="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,45p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,49p' "$0"; exit 0 ;;
     *) fail "unknown option $1 (see --help)" ;;
   esac
 done
@@ -80,10 +83,11 @@ else
   RTTS="0 50 100 200 250"; LOSSES="0 0.5"; BULK_BYTES=400M; BULK_CAP=60; WARMUP_BYTES=400M
   SW_RUNS=3; SW_CAP=60; TX_REQUESTS=1500; TX_CAP=150; EFF_SECONDS=10
 fi
-SW_SIZE=3145728 SW_RTT=200 TX_SIZE=262144 TX_CONCURRENCY=23 TX_RTT=100
+SW_SIZE=3145728 SW_RTT=200 TX_SIZE=262144 TX_CONCURRENCY=23 TX_RTT="${TX_RTT:-100}"
 IPERF_PORT=5201 HTTP_PORT=8080 ECHO_PORT=7007
 # issue 9: every run capped at BULK9_CAP s; rows "RTT/LOSS"; the environment may override
-# BULK9_ROWS, BULK9_CAP, FAIR_FLOWS, FAIR_SECONDS, TX_REQUESTS9 and NOLINK_ONLY (say so in docs)
+# BULK9_ROWS, BULK9_CAP, FAIR_FLOWS, FAIR_SECONDS, TX_REQUESTS9 and NOLINK_ONLY (say so in docs), and for
+# scenarios off the issue's grid BULK9_FLOWS, BULK9_BYTES, BULK9_DIRECTION, INTERACTIVE_RTT, FAIR_RTT, TX_RTT
 if [ "$quick" -eq 0 ]; then
   BULK9_ROWS="${BULK9_ROWS:-0/0 60/0 60/1 150/0 150/0.5 300/0 300/0.5 300/2}" BULK9_CAP="${BULK9_CAP:-30}"
   FAIR_SECONDS="${FAIR_SECONDS:-15}" TX_REQUESTS9="${TX_REQUESTS9:-600}"
@@ -91,9 +95,11 @@ else
   BULK9_ROWS="${BULK9_ROWS:-0/0 150/0.5}" BULK9_CAP="${BULK9_CAP:-20}" FAIR_SECONDS="${FAIR_SECONDS:-8}"
   TX_REQUESTS9="${TX_REQUESTS9:-200}"
 fi
-BULK9_BYTES=400M FAST_MBIT=600 FAST_RTT=100
-INTERACTIVE_RTT=100 INTERACTIVE_INTERVAL=0.05 INTERACTIVE_SIZE=1024
-FAIR_FLOWS="${FAIR_FLOWS:-8}" FAIR_OMIT=3 FAIR_RTT=100
+BULK9_BYTES="${BULK9_BYTES:-400M}" BULK9_FLOWS="${BULK9_FLOWS:-4}" BULK9_DIRECTION="${BULK9_DIRECTION:-down}"
+[[ "$BULK9_DIRECTION" =~ ^(down|up)$ ]] || fail "BULK9_DIRECTION is down or up, not $BULK9_DIRECTION"
+FAST_MBIT=600 FAST_RTT=100
+INTERACTIVE_RTT="${INTERACTIVE_RTT:-100}" INTERACTIVE_INTERVAL=0.05 INTERACTIVE_SIZE=1024
+FAIR_FLOWS="${FAIR_FLOWS:-8}" FAIR_OMIT=3 FAIR_RTT="${FAIR_RTT:-100}"
 # Unrecorded transactions each mode runs first (experiment 3): the nodes' setup path then runs
 # compiled, as 9.3 and 5 warm the data path; every mode gets them, so the comparison stays even.
 TX_WARMUP="${TX_WARMUP:-0}"
@@ -277,14 +283,15 @@ set_link() { "$TESTBED_DIR/link.sh" --rtt "$1" --loss "$2" --rate "$LINK_MBIT" 2
 LINK_SETTLE="${LINK_SETTLE:-11}"
 settle_link() { progress "  link settles ${LINK_SETTLE}s at the new RTT"; sleep "$LINK_SETTLE"; }
 
-# iperf_bulk MODE JSON CAP BYTES: one capped 4-stream transfer server -> client; prints
-# "mbit_s,seconds,bytes,capped,status"
+# iperf_bulk MODE JSON CAP BYTES [FLOWS [down|up]]: one capped transfer of BYTES in all over FLOWS (4)
+# streams, server -> client (down) or client -> server (up); prints "mbit_s,seconds,bytes,capped,status"
 iperf_bulk() {
-  local mode="$1" json="$2" cap="$3" bytes="$4"
+  local mode="$1" json="$2" cap="$3" bytes="$4" flows="${5:-4}" reverse=-R
+  [ "${6:-down}" = down ] || reverse=""
   spawn iperf3-server "$NS_SERVER" iperf3 -s -1 -B "$SERVER_IP" -p "$IPERF_PORT"
   wait_listen "$NS_SERVER" "$IPERF_PORT" 5 || true
   ip netns exec "$NS_CLIENT" timeout -s INT -k 10 "$cap" iperf3 -c "$(target_host "$mode")" \
-    -p "$(target_port "$mode" iperf)" -R -C cubic -P 4 -n "$bytes" -J --connect-timeout 10000 > "$json" 2>&1 || true
+    -p "$(target_port "$mode" iperf)" $reverse -C cubic -P "$flows" -n "$bytes" -J --connect-timeout 10000 > "$json" 2>&1 || true
   stop iperf3-server
   "$PYTHON" - "$json" "$cap" <<'PY'
 import json, sys
@@ -430,7 +437,8 @@ link_to() { # link_to MODE RTT LOSS [MBIT]
 
 bulk9_run() { # bulk9_run MODE MBIT RTT LOSS -> bulk9.csv
   local mode="$1" mbit="$2" rtt="$3" loss="$4" row
-  row="$(iperf_bulk "$mode" "$RESULTS/logs/bulk9-$mode-${mbit}mbit-rtt$rtt-loss$loss.json" "$BULK9_CAP" "$BULK9_BYTES")"
+  row="$(iperf_bulk "$mode" "$RESULTS/logs/bulk9-$mode-${mbit}mbit-rtt$rtt-loss$loss.json" "$BULK9_CAP" "$BULK9_BYTES" \
+    "$BULK9_FLOWS" "$BULK9_DIRECTION")"
   echo "$mode,$mbit,$rtt,$loss,$row" >> "$RESULTS/bulk9.csv"
   progress "  $mode ${mbit} Mbit/s rtt=${rtt}ms loss=${loss}%: $(cut -d, -f1 <<< "$row") Mbit/s in $(cut -d, -f2 <<< "$row") s ($(cut -d, -f5 <<< "$row"))"
 }
@@ -498,7 +506,8 @@ interactive_run() { # interactive_run MODE -> interactive.csv
   PIDS[interactive]=$!
   sleep 1
   bulk_start="$(date +%s.%N)"
-  row="$(iperf_bulk "$mode" "$RESULTS/logs/interactive-bulk-$mode.json" "$BULK9_CAP" "$BULK9_BYTES")"
+  row="$(iperf_bulk "$mode" "$RESULTS/logs/interactive-bulk-$mode.json" "$BULK9_CAP" "$BULK9_BYTES" "$BULK9_FLOWS" \
+    "$BULK9_DIRECTION")"
   bulk_end="$(date +%s.%N)"
   stop interactive
   row="$("$PYTHON" - "$json" "$bulk_start" "$bulk_end" "$row" <<'PY'
@@ -713,7 +722,7 @@ link: ${LINK_MBIT} Mbit/s each way, drop-tail queue 1000 packets, userspace TUN 
 transactions (3): $TX_REQUESTS x $TX_SIZE B at concurrency $TX_CONCURRENCY, after $TX_WARMUP unrecorded ones per mode
 ENV
 ! wants 9 || cat >> "$RESULTS/environment.txt" <<ENV
-issue 9: bulk rows (RTT ms/loss %) $BULK9_ROWS at ${LINK_MBIT} Mbit/s and ${FAST_RTT}/0 at ${FAST_MBIT} Mbit/s, ${BULK9_BYTES} each (cap ${BULK9_CAP} s); interactive ${INTERACTIVE_SIZE} B every ${INTERACTIVE_INTERVAL} s at ${INTERACTIVE_RTT} ms; fairness ${FAIR_FLOWS} flows ${FAIR_SECONDS} s (first ${FAIR_OMIT} s not counted) at ${FAIR_RTT} ms; tcpopt-nolink runs ${NOLINK_ONLY}
+issue 9: bulk rows (RTT ms/loss %) $BULK9_ROWS at ${LINK_MBIT} Mbit/s and ${FAST_RTT}/0 at ${FAST_MBIT} Mbit/s, ${BULK9_BYTES} each over ${BULK9_FLOWS} streams, ${BULK9_DIRECTION}load (cap ${BULK9_CAP} s); interactive ${INTERACTIVE_SIZE} B every ${INTERACTIVE_INTERVAL} s at ${INTERACTIVE_RTT} ms; fairness ${FAIR_FLOWS} flows ${FAIR_SECONDS} s (first ${FAIR_OMIT} s not counted) at ${FAIR_RTT} ms; tcpopt-nolink runs ${NOLINK_ONLY}
 ENV
 # --out into an earlier results folder adds rows (e.g. a mode measured later) to its tables.
 header() { [ -s "$RESULTS/$1" ] || echo "$2" > "$RESULTS/$1"; }

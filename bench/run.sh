@@ -193,7 +193,16 @@ start_tcpopt() { # start_tcpopt testbed|LOOPBACK_NS [MBIT [--no-link]]; the node
   TCPOPT_PIDS=("${pids[@]}")
   TCPOPT_WHERE=("${where[@]}")
 }
-stop_tcpopt() { "$TESTBED_DIR/tcpopt-nodes.sh" down "${TCPOPT_WHERE[@]}" 2> /dev/null || true; TCPOPT_PIDS=(); }
+# The nodes' logs are kept as logs/nodes-HHMMSS-{branch,dc}.log (UTC when they stopped): the next start overwrites them.
+stop_tcpopt() {
+  "$TESTBED_DIR/tcpopt-nodes.sh" down "${TCPOPT_WHERE[@]}" 2> /dev/null || true
+  local node stopped dir="$STATE_DIR/tcpopt-$([ "${#TCPOPT_WHERE[@]}" -eq 0 ] && echo testbed || echo loopback)"
+  if [ "${#TCPOPT_PIDS[@]}" -gt 0 ]; then
+    stopped="$(date -u +%H%M%S)"
+    for node in branch dc; do cp "$dir/$node.log" "$RESULTS/logs/nodes-$stopped-$node.log" 2> /dev/null || true; done
+  fi
+  TCPOPT_PIDS=()
+}
 TCPOPT_PIDS=() TCPOPT_WHERE=()
 
 write_haproxy_config() { # NAME LISTEN_IP LISTEN_PORT_BASE_OFFSET -> file; "FRONT_PORT:BACK_ADDR" pairs

@@ -36,7 +36,8 @@
 #      NOLINK_ONLY (default 9.1,9.2) only.
 #      Off the issue's grid (9.1-9.4; use a fresh --out, the CSVs do not record them):
 #      BULK9_FLOWS (4) streams sharing BULK9_BYTES (400M), BULK9_DIRECTION=up for uploads (client
-#      sends; default down), INTERACTIVE_RTT, FAIR_RTT, TX_RTT (100 ms each).
+#      sends; iperf3 then counts the server's bytes until the client finished, not what a relay
+#      still held: a rate, not a whole transfer), INTERACTIVE_RTT, FAIR_RTT, TX_RTT (100 ms each).
 #  10  application profiles (issue 10; only with --only 10): OneConnect, 1500 x 256 KiB HTTP/1.1
 #      requests at concurrency 23 (direct, HAProxy http-reuse, tcpopt without and with reuse), and
 #      TLS page loads with and without dynamic record sizing (bench/experiments/profiles.sh)
@@ -64,7 +65,7 @@ while [ $# -gt 0 ]; do
     --only) only="$2"; shift 2 ;;
     --modes) modes="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,49p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,50p' "$0"; exit 0 ;;
     *) fail "unknown option $1 (see --help)" ;;
   esac
 done

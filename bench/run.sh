@@ -37,7 +37,7 @@
 #      Off the issue's grid (9.1-9.4; use a fresh --out, the CSVs do not record them):
 #      BULK9_FLOWS (4) streams sharing BULK9_BYTES (400M), BULK9_DIRECTION=up for uploads (client
 #      sends; iperf3 then counts the server's bytes until the client finished, not what a relay
-#      still held: a rate, not a whole transfer), INTERACTIVE_RTT, FAIR_RTT, TX_RTT (100 ms each).
+#      still held: a rate, not a whole transfer), INTERACTIVE_RTT, FAIR_RTT (100 ms each).
 #  10  application profiles (issue 10; only with --only 10): OneConnect, 1500 x 256 KiB HTTP/1.1
 #      requests at concurrency 23 (direct, HAProxy http-reuse, tcpopt without and with reuse), and
 #      TLS page loads with and without dynamic record sizing (bench/experiments/profiles.sh)
@@ -84,11 +84,11 @@ else
   RTTS="0 50 100 200 250"; LOSSES="0 0.5"; BULK_BYTES=400M; BULK_CAP=60; WARMUP_BYTES=400M
   SW_RUNS=3; SW_CAP=60; TX_REQUESTS=1500; TX_CAP=150; EFF_SECONDS=10
 fi
-SW_SIZE=3145728 SW_RTT=200 TX_SIZE=262144 TX_CONCURRENCY=23 TX_RTT="${TX_RTT:-100}"
+SW_SIZE=3145728 SW_RTT=200 TX_SIZE=262144 TX_CONCURRENCY=23 TX_RTT=100
 IPERF_PORT=5201 HTTP_PORT=8080 ECHO_PORT=7007
 # issue 9: every run capped at BULK9_CAP s; rows "RTT/LOSS"; the environment may override
 # BULK9_ROWS, BULK9_CAP, FAIR_FLOWS, FAIR_SECONDS, TX_REQUESTS9 and NOLINK_ONLY (say so in docs), and for
-# scenarios off the issue's grid BULK9_FLOWS, BULK9_BYTES, BULK9_DIRECTION, INTERACTIVE_RTT, FAIR_RTT, TX_RTT
+# scenarios off the issue's grid BULK9_FLOWS, BULK9_BYTES, BULK9_DIRECTION, INTERACTIVE_RTT, FAIR_RTT
 if [ "$quick" -eq 0 ]; then
   BULK9_ROWS="${BULK9_ROWS:-0/0 60/0 60/1 150/0 150/0.5 300/0 300/0.5 300/2}" BULK9_CAP="${BULK9_CAP:-30}"
   FAIR_SECONDS="${FAIR_SECONDS:-15}" TX_REQUESTS9="${TX_REQUESTS9:-600}"

@@ -5,11 +5,13 @@ import io.tcpopt.cli.CliException;
 import io.tcpopt.cli.output.Table;
 import io.tcpopt.common.net.HostPort;
 import io.tcpopt.common.units.Units;
+import io.tcpopt.proto.v1.FlowState;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -48,6 +50,15 @@ public final class FlowsCommand extends OperatorCommand {
   @Option(names = "--port", description = "Only flows whose source or destination port is this.")
   Integer port;
 
+  /**
+   * The states the STATE column writes. A misspelt one (optimised) used to match nothing and print
+   * "no active flows", which reads as an answer (a stranger's fresh-clone walk, 10:47 UTC).
+   */
+  private static final List<String> STATES = Arrays.stream(FlowState.values())
+      .filter(s -> s != FlowState.FLOW_STATE_UNSPECIFIED && s != FlowState.UNRECOGNIZED)
+      .map(s -> s.name().toLowerCase(Locale.ROOT))
+      .toList();
+
   @Option(names = "--state", description = "Only flows in this state, as the STATE column writes it (e.g. optimized, pass_through; pass-through too).")
   String state;
 
@@ -62,6 +73,12 @@ public final class FlowsCommand extends OperatorCommand {
     }
     if (intervalSeconds <= 0) {
       throw new CliException("--interval must be positive", CliException.USAGE);
+    }
+    if (port != null && (port < 1 || port > 65535)) {
+      throw new CliException("--port must be 1-65535, not " + port, CliException.USAGE);
+    }
+    if (state != null && !STATES.contains(state.replace('-', '_').toLowerCase(Locale.ROOT))) {
+      throw new CliException("--state must be one of " + String.join(", ", STATES) + ", not " + state, CliException.USAGE);
     }
     if (!watch) {
       print(client.flows(closed).stream().filter(this::matches).toList(), false);

@@ -87,6 +87,16 @@ class OperatorOutputTest {
     assertTrue(json.out().contains("\"id\": \"f-1\"") && !json.out().contains("f-2"), json.out());
   }
 
+  @Test
+  void aFilterThatCanMatchNothingIsAUsageError() {
+    CliRun state = run("flows", "--state", "optimised");
+    assertEquals(2, state.exitCode(), state.out());
+    assertEquals("tcpopt: --state must be one of opening, optimized, pass_through, dropped, closing, closed, not optimised", state.errorLine());
+    CliRun port = run("flows", "--port", "99999");
+    assertEquals(2, port.exitCode(), port.out());
+    assertEquals("tcpopt: --port must be 1-65535, not 99999", port.errorLine());
+  }
+
   /** The help's example once said pass-through, which matched nothing: states are PASS_THROUGH underneath. */
   @Test
   void stateFilterTakesTheStateColumnsSpellingAndTheHyphenatedOne() {

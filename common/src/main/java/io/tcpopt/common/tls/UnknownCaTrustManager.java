@@ -51,61 +51,51 @@ final class UnknownCaTrustManager extends X509ExtendedTrustManager {
 
   @Override
   public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-    try {
-      pkix.checkClientTrusted(chain, authType);
-    } catch (CertificateException e) {
-      throw unknownCaIfUnchained(e);
-    }
+    answeringUnknownCa(() -> pkix.checkClientTrusted(chain, authType));
   }
 
   @Override
   public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
-    try {
-      pkix.checkClientTrusted(chain, authType, socket);
-    } catch (CertificateException e) {
-      throw unknownCaIfUnchained(e);
-    }
+    answeringUnknownCa(() -> pkix.checkClientTrusted(chain, authType, socket));
   }
 
   @Override
   public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
-    try {
-      pkix.checkClientTrusted(chain, authType, engine);
-    } catch (CertificateException e) {
-      throw unknownCaIfUnchained(e);
-    }
+    answeringUnknownCa(() -> pkix.checkClientTrusted(chain, authType, engine));
   }
 
   @Override
   public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-    try {
-      pkix.checkServerTrusted(chain, authType);
-    } catch (CertificateException e) {
-      throw unknownCaIfUnchained(e);
-    }
+    answeringUnknownCa(() -> pkix.checkServerTrusted(chain, authType));
   }
 
   @Override
   public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
-    try {
-      pkix.checkServerTrusted(chain, authType, socket);
-    } catch (CertificateException e) {
-      throw unknownCaIfUnchained(e);
-    }
+    answeringUnknownCa(() -> pkix.checkServerTrusted(chain, authType, socket));
   }
 
   @Override
   public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
-    try {
-      pkix.checkServerTrusted(chain, authType, engine);
-    } catch (CertificateException e) {
-      throw unknownCaIfUnchained(e);
-    }
+    answeringUnknownCa(() -> pkix.checkServerTrusted(chain, authType, engine));
   }
 
   @Override
   public X509Certificate[] getAcceptedIssuers() {
     return pkix.getAcceptedIssuers();
+  }
+
+  /** One of the PKIX manager's checks. */
+  private interface Check {
+    void run() throws CertificateException;
+  }
+
+  /** Runs {@code check}, its refusal of a certificate chaining to no configured CA turned into unknown_ca. */
+  private static void answeringUnknownCa(Check check) throws CertificateException {
+    try {
+      check.run();
+    } catch (CertificateException e) {
+      throw unknownCaIfUnchained(e);
+    }
   }
 
   /** A path that could not be built ends at no configured CA: BoringSSL's code for that is unknown_ca. */

@@ -65,6 +65,8 @@ import javax.net.ssl.SSLException;
 final class GrpcControllerClient implements ControllerClient {
   static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
   private static final long DEADLINE_SECONDS = 10;
+  /** grpc-netty's description of a connection closed before any HTTP/2 answer. */
+  private static final String NETWORK_CLOSED = "Network closed for unknown reason";
 
   private final ControllerTarget target;
   private final ManagedChannel channel;
@@ -120,8 +122,21 @@ final class GrpcControllerClient implements ControllerClient {
       if (tls != null) {
         throw new CliException("TLS with controller at " + target + " failed: " + HandshakeFailure.describe(tls, "--tls-ca " + target.tls().trusted()));
       }
+      if (target.tls() == null && closedWithoutAnswer(e.getStatus())) {
+        throw new CliException("controller at " + target + " closed the connection without an answer; if it serves TLS (controller.tls), give --tls-ca"
+            + " (TCPOPT_TLS_CA)");
+      }
       throw translate(e.getStatus(), e.getCause() != null, target);
     }
+  }
+
+  /**
+   * What gRPC reports when the far end accepts the connection and closes it without a word: a
+   * controller serving TLS does that to a plaintext command. Without the hint the operator read
+   * "Network closed for unknown reason" (a stranger's fresh-clone walk, 2026-12-03 11:00 UTC).
+   */
+  private static boolean closedWithoutAnswer(Status status) {
+    return status.getCode() == Status.Code.UNAVAILABLE && NETWORK_CLOSED.equals(status.getDescription());
   }
 
   private static SSLException sslCause(Throwable e) {

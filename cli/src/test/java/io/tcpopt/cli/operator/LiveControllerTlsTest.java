@@ -93,7 +93,8 @@ class LiveControllerTlsTest {
   void plaintextAgainstTlsFailsWithOneLine() {
     CliRun r = cli(Map.of(), "status", "--controller", address, "--token", "tls-test-token");
     assertEquals(1, r.exitCode());
-    r.errorLine();
+    assertEquals("tcpopt: controller at " + address
+        + " closed the connection without an answer; if it serves TLS (controller.tls), give --tls-ca (TCPOPT_TLS_CA)", r.errorLine());
   }
 
   @Test

@@ -16,8 +16,8 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.TlsChannelCredentials;
 import io.tcpopt.cli.CliException;
+import io.tcpopt.common.tls.CertificateKey;
 import io.tcpopt.common.tls.HandshakeFailure;
-import io.tcpopt.common.tls.PemMaterial;
 import io.tcpopt.proto.v1.ApplyPolicyRequest;
 import io.tcpopt.proto.v1.ApplyPolicyResponse;
 import io.tcpopt.proto.v1.DiffPolicyRequest;
@@ -91,7 +91,7 @@ final class GrpcControllerClient implements ControllerClient {
     try {
       TlsChannelCredentials.Builder b = TlsChannelCredentials.newBuilder().trustManager(tls.trusted().toFile());
       if (tls.certificate() != null) {
-        PemMaterial.requireKeyOf(tls.certificate(), tls.privateKey());
+        CertificateKey.read(tls.certificate(), tls.privateKey());
         b.keyManager(tls.certificate().toFile(), tls.privateKey().toFile());
       }
       return b.build();

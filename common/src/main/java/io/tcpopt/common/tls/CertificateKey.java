@@ -32,6 +32,18 @@ public record CertificateKey(List<X509Certificate> chain, PrivateKey key) {
    */
   public static CertificateKey load(Path certificate, Path privateKey) {
     requireOwnerOnly(privateKey);
+    return read(certificate, privateKey);
+  }
+
+  /**
+   * Reads and checks the pair as {@link #load} does, without the key file's permissions: for
+   * credentials handed to a library that would otherwise fail only at the handshake, in its own
+   * words (the CLI's controller connection).
+   *
+   * @throws IllegalArgumentException naming the file: missing, unreadable, not PEM, or a key that
+   *     does not belong to the certificate
+   */
+  public static CertificateKey read(Path certificate, Path privateKey) {
     List<X509Certificate> chain = read(certificate, PemMaterial::certificates);
     PrivateKey key = read(privateKey, PemMaterial::privateKey);
     read(privateKey, k -> {

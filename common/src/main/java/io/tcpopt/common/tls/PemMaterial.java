@@ -84,25 +84,6 @@ public final class PemMaterial {
     }
   }
 
-  /**
-   * Fails with one line starting with {@code keyFile} unless it holds the private key of the first
-   * certificate in {@code certificateFile}: for credentials handed to a library that would only
-   * fail later, at the handshake, with its own words.
-   */
-  public static void requireKeyOf(Path certificateFile, Path keyFile) {
-    X509Certificate certificate;
-    try {
-      certificate = certificates(certificateFile).get(0);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(certificateFile + ": " + e.getMessage(), e);
-    }
-    try {
-      requireMatch(privateKey(keyFile), certificate);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(keyFile + ": " + e.getMessage(), e);
-    }
-  }
-
   /** Fails unless {@code key} is the private half of {@code certificate}'s public key. */
   static void requireMatch(PrivateKey key, X509Certificate certificate) {
     String algorithm =

@@ -6,6 +6,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
@@ -66,7 +67,7 @@ public final class TlsContexts {
     }
     try {
       return builder.trustManager(UnknownCaTrustManager.trusting(m.trusted));
-    } catch (GeneralSecurityException | java.io.IOException e) {
+    } catch (GeneralSecurityException | IOException e) {
       throw new IllegalArgumentException("cannot build a TLS context from " + files.trustedCertificates() + ": " + e.getMessage(), e);
     }
   }
@@ -103,7 +104,7 @@ public final class TlsContexts {
       SSLContext context = SSLContext.getInstance("TLS");
       context.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
       return context;
-    } catch (GeneralSecurityException | java.io.IOException e) {
+    } catch (GeneralSecurityException | IOException e) {
       throw new IllegalArgumentException("cannot build a TLS context from " + files.certificateChain() + ": " + e.getMessage(), e);
     }
   }

@@ -1,6 +1,7 @@
 package io.tcpopt.common.tls;
 
 import io.netty.handler.ssl.OpenSslCertificateException;
+import java.io.IOException;
 import java.net.Socket;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
@@ -33,7 +34,7 @@ final class UnknownCaTrustManager extends X509ExtendedTrustManager {
   }
 
   /** Trusts exactly the certificates chaining to {@code authorities}. */
-  static TrustManager trusting(X509Certificate[] authorities) throws GeneralSecurityException, java.io.IOException {
+  static TrustManager trusting(X509Certificate[] authorities) throws GeneralSecurityException, IOException {
     KeyStore store = KeyStore.getInstance("PKCS12");
     store.load(null, null);
     for (int i = 0; i < authorities.length; i++) {

@@ -47,6 +47,8 @@ import io.tcpopt.proto.v1.StatusServiceGrpc;
 import io.tcpopt.proto.v1.ValidatePolicyRequest;
 import io.tcpopt.proto.v1.ValidatePolicyResponse;
 import java.io.IOException;
+import java.net.ConnectException;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -122,7 +124,7 @@ final class GrpcControllerClient implements ControllerClient {
       if (tls != null) {
         throw new CliException("TLS with controller at " + target + " failed: " + HandshakeFailure.describe(tls, "--tls-ca " + target.tls().trusted()));
       }
-      if (target.tls() == null && closedWithoutAnswer(e.getStatus())) {
+      if (target.tls() == null && closedWithoutAnswer(e)) {
         throw new CliException("controller at " + target + " closed the connection without an answer; if it serves TLS (controller.tls), give --tls-ca"
             + " (TCPOPT_TLS_CA)");
       }
@@ -132,11 +134,24 @@ final class GrpcControllerClient implements ControllerClient {
 
   /**
    * What gRPC reports when the far end accepts the connection and closes it without a word: a
-   * controller serving TLS does that to a plaintext command. Without the hint the operator read
-   * "Network closed for unknown reason" (a stranger's fresh-clone walk, 2026-12-03 11:00 UTC).
+   * controller serving TLS does that to a plaintext command. gRPC says so either as "Network closed
+   * for unknown reason" or with the reset as its cause (both seen against the same controller);
+   * a connection never made (refused, unresolvable, timed out) stays "cannot reach". Without the
+   * hint the operator read gRPC's words (a stranger's fresh-clone walk, 2026-12-03 11:00 UTC).
    */
-  private static boolean closedWithoutAnswer(Status status) {
-    return status.getCode() == Status.Code.UNAVAILABLE && NETWORK_CLOSED.equals(status.getDescription());
+  private static boolean closedWithoutAnswer(StatusRuntimeException e) {
+    if (e.getStatus().getCode() != Status.Code.UNAVAILABLE) {
+      return false;
+    }
+    if (e.getCause() == null) {
+      return NETWORK_CLOSED.equals(e.getStatus().getDescription());
+    }
+    for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+      if (t instanceof ConnectException || t instanceof UnknownHostException) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static SSLException sslCause(Throwable e) {

@@ -10,14 +10,16 @@
 #   /usr/sbin/nft, /usr/sbin/ip    nftables and iproute2, for transparent interception
 #   /usr/sbin/sh, /usr/sbin/setsid dash and util-linux's setsid: the exit guard that removes the
 #                                  policy routing rule if the JVM dies (docs/reliability.md)
-#   /lib64, /lib/x86_64-linux-gnu  the glibc loader and every shared library the above need (ldd)
+#   /lib64, /lib/x86_64-linux-gnu  the glibc loader and every shared library the above need (ldd),
+#                                  and those of the native libraries in JAR (Netty epoll, tcnative,
+#                                  zstd-jni, lz4-java: libdl, librt, libpthread)
 #   /etc/nsswitch.conf, /etc/hosts name resolution without /etc/passwd or a libc package
 #   /tmp                           mode 1777 (JVM perf data, Netty's extracted native libraries)
 #
 # JAR defaults to cli/target/tcpopt.jar. Environment: JAVA_HOME (default
 # /usr/lib/jvm/java-17-openjdk-amd64) for jdeps, jlink and the jmods.
 # Idempotent: the runtime is rebuilt only when the jar's content changed; the rest is
-# recopied every time (it takes well under a second).
+# recopied every time (2-4 s on the 2-core build machine under load, 2026-12-03).
 set -euo pipefail
 
 if [[ $# -lt 1 || $# -gt 2 ]]; then
@@ -97,6 +99,21 @@ mkdir -p "$out/lib/x86_64-linux-gnu" "$out/lib64" "$out/usr/sbin"
 elf_files=("$out"/opt/java/bin/* "${TOOLS[@]}")
 while IFS= read -r -d '' so; do elf_files+=("$so"); done \
   < <(find "$out/opt/java/lib" -name '*.so' -print0)
+# The native libraries the jars unpack to /tmp at run time (Netty's epoll transport, netty-tcnative,
+# zstd-jni, lz4-java) link against libdl, librt and libpthread, which nothing above needs: without
+# them Netty falls back to NIO, so transparent interception cannot start, and the image has no
+# OpenSSL and no zstd. Their Linux x86-64 builds are read here, only for ldd.
+natives="$(mktemp -d)"
+trap 'rm -rf "$natives"' EXIT
+mapfile -t native_entries < <("$java_home/bin/jar" tf "$jar" | grep '\.so$' | grep -E 'x86_64|amd64|x86-64' | grep -v freebsd)
+if [[ ${#native_entries[@]} -gt 0 ]]; then
+  (cd "$natives" && "$java_home/bin/jar" xf "$jar" "${native_entries[@]}")
+  while IFS= read -r -d '' so; do
+    missing="$(ldd "$so" | awk '/=> not found/ { print $1 }' | paste -sd' ' -)"
+    [[ -z "$missing" ]] || die "$(basename "$so") from the jar needs $missing, which this machine lacks"
+    elf_files+=("$so")
+  done < <(find "$natives" -name '*.so' -print0)
+fi
 
 declare -A copied=()
 for elf in "${elf_files[@]}"; do

@@ -8,8 +8,9 @@
 #   3. ENTRYPOINT certs ... into /tmp/y           as numeric uid 65534 (no /etc/passwd in the image)
 #   4. nft, ip                                    versions, then a tproxy rule and a policy route
 #                                                 in a new network namespace
-#   5. ENTRYPOINT demo                            controller, service-node pair and a checked
-#                                                 transfer, inside a new network namespace (lo only)
+#   5. ENTRYPOINT demo                            controller, service-node pair on Netty's epoll
+#                                                 transport and a checked transfer, inside a new
+#                                                 network namespace (lo only)
 #
 #   sudo deploy/image/verify.sh [cli/target/jib-image.tar]
 #
@@ -130,16 +131,22 @@ out="$(env -i "${env[@]}" unshare --net --mount --pid --fork --propagation priva
 grep -q 'tproxy to :1' <<< "$out" && grep -q 'lookup 100' <<< "$out" || die "rules not listed: $out"
 echo "    nft table with a tproxy rule and an ip rule installed and listed"
 
-step "5. demo --duration 3s --size 8MiB (controller + service-node pair + transfer, own net namespace)"
+step "5. demo --duration 3s --size 8MiB --verbose (controller + service-node pair + transfer, own net namespace)"
 # A fresh network namespace with only lo up: the demo's fixed ports cannot collide with the host.
 out="$(env -i "${env[@]}" timeout 120 unshare --net --mount --pid --fork --propagation private -- \
   /bin/sh -c 'root="$1"; wd="$2"; shift 2
               /usr/sbin/ip link set lo up || exit 96
               /bin/mount -t proc proc "$root/proc" || exit 97
               exec /usr/bin/unshare --root="$root" --wd="$wd" "$@"' \
-  demo "$root" "$workdir" "${entrypoint[@]}" demo --duration 3s --size 8MiB 2>&1)" \
+  demo "$root" "$workdir" "${entrypoint[@]}" demo --duration 3s --size 8MiB --verbose 2>&1)" \
   || die "demo exited $?: $out"
 grep -q 'SHA-256 matches' <<< "$out" || die "demo transfer did not match: $out"
+# NIO would carry the demo too, but not transparent interception: the nodes must have loaded Netty's
+# native epoll transport (its library and the ones it links against, unpacked from the jar to /tmp).
+# (--verbose: their INFO lines "service node NAME (site S) up: ..., epoll|nio").
+[[ "$(grep -c 'service node .* up: .*, epoll$' <<< "$out")" == 2 ]] \
+  || die "the demo's service nodes do not both run on Netty's native epoll transport: $(grep 'service node .* up: ' <<< "$out")"
+grep 'service node .* up: ' <<< "$out" | sed 's/^.* - /    /'
 grep 'transfer done' <<< "$out" | sed 's/^/    /'
 
 step "OK"

@@ -1,18 +1,15 @@
 package io.tcpopt.common.net;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Checks, and when asked raises, the kernel settings a WAN node depends on. Most of them are per
- * network namespace, so a node checks the namespace it runs in.
+ * Checks the kernel settings a WAN node depends on. Most of them are per network namespace, so a
+ * node checks the namespace it runs in. It changes none of them, not even as root: the operator sets
+ * them (deploy/sysctl.d), and the node warns about each one that is wrong.
  *
  * <ul>
  *   <li>{@code net.ipv4.tcp_slow_start_after_idle = 0}: otherwise a warm session connection that
@@ -27,12 +24,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code net.ipv4.ip_forward = 1} in transparent mode, so flows that are passed through are
  *       routed on.
  * </ul>
- *
- * {@link #apply} raises buffer maxima, never lowers them.
  */
 public final class HostTuning {
-  private static final Logger log = LoggerFactory.getLogger(HostTuning.class);
-
   /**
    * The longest window, in seconds, over which the kernel may keep a connection's minimum RTT
    * (tcp_min_rtt_wlen, 300 by default): BBR's own. A restarted BBR starts from that minimum, so the
@@ -51,13 +44,6 @@ public final class HostTuning {
     return check(Sysctl.PROC_SYS, s, transparent, LinuxCapabilities.has(LinuxCapabilities.CAP_NET_ADMIN));
   }
 
-  /**
-   * Writes the settings {@link #check} would warn about (needs root, in the node's network
-   * namespace), logs each change, and returns the warnings that remain afterwards.
-   */
-  public static List<String> apply(WanSocketSettings s, boolean transparent) {
-    return apply(Sysctl.PROC_SYS, s, transparent, LinuxCapabilities.has(LinuxCapabilities.CAP_NET_ADMIN));
-  }
 
   static List<String> check(Path procSys, WanSocketSettings s, boolean transparent, boolean netAdmin) {
     List<String> warnings = new ArrayList<>();
@@ -90,20 +76,6 @@ public final class HostTuning {
     return warnings;
   }
 
-  static List<String> apply(Path procSys, WanSocketSettings s, boolean transparent, boolean netAdmin) {
-    write(procSys, "net.ipv4.tcp_slow_start_after_idle", v -> "0");
-    write(procSys, "net.ipv4.tcp_min_rtt_wlen", v -> parse(v) > MIN_RTT_WINDOW_SECONDS ? String.valueOf(MIN_RTT_WINDOW_SECONDS) : v);
-    raiseTriple(procSys, "net.ipv4.tcp_rmem", s.receiveBufferBytes());
-    raiseTriple(procSys, "net.ipv4.tcp_wmem", s.sendBufferBytes());
-    if (!netAdmin) {
-      write(procSys, "net.core.rmem_max", v -> String.valueOf(Math.max(parse(v), s.receiveBufferBytes())));
-      write(procSys, "net.core.wmem_max", v -> String.valueOf(Math.max(parse(v), s.sendBufferBytes())));
-    }
-    if (transparent) {
-      write(procSys, "net.ipv4.ip_forward", v -> "1");
-    }
-    return check(procSys, s, transparent, netAdmin);
-  }
 
   private static void checkTriple(Path procSys, String name, int buffer, List<String> warnings) {
     Sysctl.read(procSys, name).ifPresent(v -> {
@@ -120,36 +92,7 @@ public final class HostTuning {
         .ifPresent(v -> warnings.add(name + " is " + v + ", below the WAN buffer of " + buffer + " bytes" + why));
   }
 
-  private static void raiseTriple(Path procSys, String name, int buffer) {
-    write(procSys, name, v -> {
-      String[] parts = v.split("\\s+");
-      if (parts.length != 3 || parse(parts[2]) >= buffer) {
-        return v;
-      }
-      return parts[0] + "\t" + parts[1] + "\t" + buffer;
-    });
-  }
 
-  private interface Update {
-    String next(String current);
-  }
-
-  private static void write(Path procSys, String name, Update update) {
-    Optional<String> current = Sysctl.read(procSys, name);
-    if (current.isEmpty()) {
-      return;
-    }
-    String next = update.next(current.get());
-    if (next.equals(current.get()) || next.replaceAll("\\s+", " ").equals(current.get().replaceAll("\\s+", " "))) {
-      return;
-    }
-    try {
-      Files.writeString(Sysctl.file(procSys, name), next + "\n");
-      log.info("set {} = {} (was {})", name, next, current.get());
-    } catch (IOException e) {
-      log.warn("cannot set {} = {}: {} (needs root in this network namespace)", name, next, e.getMessage());
-    }
-  }
 
 
   private static long parse(String v) {

@@ -48,30 +48,11 @@ class HostTuningTest {
     assertEquals(5, w.size(), w::toString);
   }
 
-  @Test
-  void applyRaisesWhatItCanAndNeverLowers() throws Exception {
-    sysctl("net.core.wmem_max", "134217728");
-    List<String> left = HostTuning.apply(proc, S, true, false);
-
-    assertEquals("0", read("net.ipv4.tcp_slow_start_after_idle"));
-    assertEquals(String.valueOf(HostTuning.MIN_RTT_WINDOW_SECONDS), read("net.ipv4.tcp_min_rtt_wlen"));
-    // The receive buffer is 8 x the BDP (50 MB at 250 Mbit/s and 200 ms).
-    assertEquals(50_000_000, S.receiveBufferBytes());
-    assertEquals("4096\t131072\t" + S.receiveBufferBytes(), read("net.ipv4.tcp_rmem"));
-    assertEquals(String.valueOf(S.receiveBufferBytes()), read("net.core.rmem_max"));
-    assertEquals("134217728", read("net.core.wmem_max"));
-    assertEquals("1", read("net.ipv4.ip_forward"));
-    // A missing kernel module cannot be fixed by a sysctl write.
-    assertEquals(1, left.size(), left::toString);
-    assertTrue(left.get(0).contains("modprobe tcp_bbr"));
-  }
 
   @Test
   void aShorterMinimumRttWindowIsKept() throws Exception {
     sysctl("net.ipv4.tcp_min_rtt_wlen", "5");
     assertFalse(has(HostTuning.check(proc, S, true, false), "tcp_min_rtt_wlen"));
-    HostTuning.apply(proc, S, true, false);
-    assertEquals("5", read("net.ipv4.tcp_min_rtt_wlen"));
   }
 
   private static boolean has(List<String> warnings, String text) {
@@ -82,9 +63,5 @@ class HostTuningTest {
     Path f = proc.resolve(name.replace('.', '/'));
     Files.createDirectories(f.getParent());
     Files.writeString(f, value + "\n");
-  }
-
-  private String read(String name) throws Exception {
-    return Files.readString(proc.resolve(name.replace('.', '/'))).trim();
   }
 }

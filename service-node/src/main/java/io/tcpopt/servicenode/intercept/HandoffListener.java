@@ -9,6 +9,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.haproxy.HAProxyCommand;
 import io.netty.handler.codec.haproxy.HAProxyMessage;
 import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
@@ -34,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * addresses are accepted; a connection whose header is missing, invalid, not v2, or slower than
  * the header timeout is closed with a logged reason. After the header the connection is handed to
  * the interceptor exactly like an intercepted client, with the header's addresses; bytes that
- * arrived together with the header are passed on first.
+ * arrived together with the header are passed on first, and then the controller's FIN when it came
+ * with them (a client that sent its request and FIN at once: epoll reads up to the FIN whatever the
+ * auto-read setting, and the bridge, not in the pipeline yet, would otherwise never learn of it).
  */
 public final class HandoffListener implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HandoffListener.class);
@@ -89,6 +92,8 @@ public final class HandoffListener implements AutoCloseable {
     private ScheduledFuture<?> timer;
     private InetSocketAddress client;
     private InetSocketAddress destination;
+    /** The connection's FIN was read after the header, before the handover. */
+    private boolean inputShutdown;
     private boolean done;
 
     HeaderHandler(Duration headerTimeout, FlowInterceptor interceptor) {
@@ -181,6 +186,9 @@ public final class HandoffListener implements AutoCloseable {
       if (any) {
         ch.pipeline().fireChannelReadComplete();
       }
+      if (inputShutdown) {
+        ch.pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+      }
     }
 
     private void refuse(ChannelHandlerContext ctx, String reason) {
@@ -201,6 +209,15 @@ public final class HandoffListener implements AutoCloseable {
       while ((b = early.poll()) != null) {
         b.release();
       }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+      if (evt instanceof ChannelInputShutdownEvent && client != null && !done) {
+        inputShutdown = true; // handed on after the early bytes, at the handover
+        return;
+      }
+      ctx.fireUserEventTriggered(evt);
     }
 
     @Override

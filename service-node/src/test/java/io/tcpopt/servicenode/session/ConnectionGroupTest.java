@@ -63,6 +63,9 @@ class ConnectionGroupTest {
         public void onData(ByteBuf data, boolean endStream) {
           got.writeBytes(data);
           data.release();
+          if (endStream) {
+            events.add("dc end " + key + " at " + got.writerIndex());
+          }
         }
 
         @Override
@@ -145,6 +148,59 @@ class ConnectionGroupTest {
     got.getBytes(got.readerIndex(), all);
     assertArrayEquals(sent.digest(), MessageDigest.getInstance("SHA-256").digest(all), "SHA-256 of what the far leg got");
     assertEquals(List.of(), branchEvents);
+  }
+
+  /**
+   * Random interleavings: each round, chunks of one stream go out on random connections of the
+   * group (the other one has no room), then the connections' bytes reach the acceptor interleaved
+   * at random ({@link EmbeddedPool#carryInterleaved}), so a later chunk often arrives, on the other
+   * connection, before an earlier one. The far leg gets every byte in stream order (SHA-256) and the
+   * END once, after the last byte.
+   */
+  @Test
+  void randomInterleavingsOfAStreamsFramesAcrossTheGroupReassembleByteExact() throws Exception {
+    Random r = new Random(20261203L);
+    for (int stream = 0; stream < 8; stream++) {
+      List<String> branchEvents = new ArrayList<>();
+      MuxStream s = open(0, branchEvents, "s" + stream);
+      String key = "0:" + s.id();
+      MessageDigest sent = MessageDigest.getInstance("SHA-256");
+      sent.update(new byte[64 * 1024]);
+      long total = 64 * 1024;
+      long consumed = 64 * 1024;
+      long[] before = wan.toDc.clone();
+      int rounds = 3 + r.nextInt(6);
+      for (int round = 0; round < rounds; round++) {
+        int chunks = 2 + r.nextInt(5);
+        for (int i = 0; i < chunks; i++) {
+          int via = r.nextInt(2);
+          room(via, true);
+          room(1 - via, false);
+          byte[] chunk = random(r, 1 + r.nextInt(WINDOW / 2 / chunks));
+          sent.update(chunk);
+          total += chunk.length;
+          s.writeData(Unpooled.wrappedBuffer(chunk), round == rounds - 1 && i == chunks - 1);
+          s.flush();
+        }
+        room(0, true);
+        room(1, true);
+        wan.carryInterleaved(r);
+        int arrived = (int) (dcReceived.get(key).writerIndex() - consumed);
+        dcStreams.get(key).consumed(arrived); // the leg took it: credit back for the next round
+        consumed += arrived;
+        wan.carry();
+      }
+      String context = "stream " + stream + " (" + rounds + " rounds, " + total + " bytes)";
+      assertTrue(wan.toDc[0] > before[0] && wan.toDc[1] > before[1], "both connections carried " + context);
+      ByteBuf got = dcReceived.get(key);
+      assertEquals(total, got.readableBytes(), context);
+      byte[] all = new byte[got.readableBytes()];
+      got.getBytes(got.readerIndex(), all);
+      assertArrayEquals(sent.digest(), MessageDigest.getInstance("SHA-256").digest(all), "SHA-256 of what the far leg got: " + context);
+      assertEquals(List.of("dc end " + key + " at " + total), events.stream().filter(e -> e.startsWith("dc end " + key + " ")).toList(),
+          "the END once, after every byte: " + context);
+      assertEquals(List.of(), branchEvents, context);
+    }
   }
 
   @Test

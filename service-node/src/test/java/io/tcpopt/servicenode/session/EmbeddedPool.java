@@ -4,6 +4,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.tcpopt.servicenode.trust.PeerAdmission;
 import io.tcpopt.servicenode.wire.FrameCodec;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
 import java.util.function.IntFunction;
 
 /**
@@ -80,6 +84,46 @@ final class EmbeddedPool {
       }
     }
     throw new AssertionError("bytes still moving after 1000 rounds");
+  }
+
+  /**
+   * Carries what the dialler wrote towards the acceptor with the connections interleaved at random,
+   * as frames of one stream sent on several connections may arrive: each connection's bytes stay in
+   * order (TCP) but are cut at random sizes, and the next piece to arrive is drawn from a random
+   * connection among those with bytes left. Then {@link #carry}: the answers, and what they release.
+   */
+  void carryInterleaved(Random random) {
+    List<ArrayDeque<ByteBuf>> pieces = new ArrayList<>();
+    for (EmbeddedChannel from : branch) {
+      from.runPendingTasks();
+      ArrayDeque<ByteBuf> cut = new ArrayDeque<>();
+      ByteBuf b;
+      while ((b = from.readOutbound()) != null) {
+        while (b.readableBytes() > 0) {
+          cut.add(b.readRetainedSlice(Math.min(b.readableBytes(), 1 + random.nextInt(6_000))));
+        }
+        b.release();
+      }
+      pieces.add(cut);
+    }
+    List<Integer> left = new ArrayList<>();
+    for (int c = 0; c < pieces.size(); c++) {
+      if (!pieces.get(c).isEmpty()) {
+        left.add(c);
+      }
+    }
+    while (!left.isEmpty()) {
+      int i = random.nextInt(left.size());
+      int c = left.get(i);
+      ByteBuf piece = pieces.get(c).poll();
+      toDc[c] += piece.readableBytes();
+      dc[c].writeInbound(piece);
+      dc[c].runPendingTasks();
+      if (pieces.get(c).isEmpty()) {
+        left.remove(i);
+      }
+    }
+    carry();
   }
 
   /** Carries what {@code from} wrote to {@code to} (dropped if {@code to} is closed): returns how many bytes. */

@@ -42,22 +42,29 @@ public record HostPort(String host, int port) {
   }
 
   /**
-   * Lenient form for matching text that should already be {@code HOST:PORT} (flow records): the
-   * host without brackets and the port, or port -1 when there is none.
+   * Lenient form for text that names a host and perhaps a port (flow records, Hazelcast member
+   * lists): {@code HOST}, {@code HOST:PORT}, {@code [V6]}, {@code [V6]:PORT}, or a bare IPv6 address
+   * (two colons or more, no brackets: all host). The host without brackets and the port, or port
+   * -1 when there is none or it is not a number.
    */
   public static HostPort lenient(String text) {
-    int colon = text.lastIndexOf(':');
-    String host = colon < 0 ? text : text.substring(0, colon);
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
+    if (text.startsWith("[") && text.indexOf(']') > 0) {
+      int close = text.indexOf(']');
+      return new HostPort(text.substring(1, close), text.startsWith(":", close + 1) ? portOrNone(text.substring(close + 2)) : -1);
     }
-    int port;
+    int colon = text.indexOf(':');
+    if (colon < 0 || colon != text.lastIndexOf(':')) {
+      return new HostPort(text, -1);
+    }
+    return new HostPort(text.substring(0, colon), portOrNone(text.substring(colon + 1)));
+  }
+
+  private static int portOrNone(String text) {
     try {
-      port = colon < 0 ? -1 : Integer.parseInt(text.substring(colon + 1));
+      return Integer.parseInt(text);
     } catch (NumberFormatException e) {
-      port = -1;
+      return -1;
     }
-    return new HostPort(host, port);
   }
 
   /** Resolves the host (a literal without DNS). */

@@ -27,4 +27,16 @@ class HostPortTest {
     assertEquals(new InetSocketAddress("2001:2:0:1800::2", 7800), hp.resolve());
     assertThrows(IllegalArgumentException.class, () -> HostPort.parse("[2001:2:0:1800::2]"));
   }
+
+  @Test
+  void lenientTakesAHostWithOrWithoutAPort() {
+    assertEquals(new HostPort("10.0.0.2", 5701), HostPort.lenient("10.0.0.2:5701"));
+    assertEquals(new HostPort("10.0.0.2", -1), HostPort.lenient("10.0.0.2"));
+    assertEquals(new HostPort("controller-2", -1), HostPort.lenient("controller-2"));
+    assertEquals(new HostPort("fd00::2", 5701), HostPort.lenient("[fd00::2]:5701"));
+    assertEquals(new HostPort("fd00::2", -1), HostPort.lenient("[fd00::2]"), "brackets without a port");
+    assertEquals(new HostPort("fd00::2", -1), HostPort.lenient("fd00::2"), "a bare IPv6 address is all host");
+    assertEquals(new HostPort("::1", -1), HostPort.lenient("::1"));
+    assertEquals(new HostPort("10.0.0.2", -1), HostPort.lenient("10.0.0.2:http"), "a port that is not a number");
+  }
 }

@@ -1,5 +1,6 @@
 package io.tcpopt.controller.cluster;
 
+import io.tcpopt.common.net.HostPort;
 import io.tcpopt.common.net.LinuxCapabilities;
 import io.tcpopt.common.netfilter.Commands;
 import io.tcpopt.common.netfilter.NetfilterException;
@@ -49,7 +50,7 @@ final class MemberAllowList implements AutoCloseable {
     TreeSet<String> v4 = new TreeSet<>();
     TreeSet<String> v6 = new TreeSet<>();
     List<String> hosts = new ArrayList<>(List.of(config.bindAddress()));
-    config.members().forEach(m -> hosts.add(host(m)));
+    config.members().forEach(m -> hosts.add(HostPort.lenient(m).host()));
     for (String host : hosts) {
       try {
         for (InetAddress a : InetAddress.getAllByName(host)) {
@@ -103,15 +104,6 @@ final class MemberAllowList implements AutoCloseable {
     } catch (UnknownHostException e) {
       return false;
     }
-  }
-
-  /** HOST of {@code HOST}, {@code HOST:PORT}, {@code [V6]} or {@code [V6]:PORT}. */
-  static String host(String member) {
-    if (member.startsWith("[")) {
-      return member.substring(1, member.indexOf(']'));
-    }
-    int colon = member.lastIndexOf(':');
-    return colon < 0 ? member : member.substring(0, colon);
   }
 
   @Override

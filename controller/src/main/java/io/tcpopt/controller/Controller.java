@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tcpopt.common.config.ConfigException;
 import io.tcpopt.common.config.ConfigTree;
+import io.tcpopt.common.net.HostPort;
 import io.tcpopt.common.policy.Action;
 import io.tcpopt.common.policy.PolicyDocument;
 import io.tcpopt.common.policy.PolicyException;
@@ -167,7 +168,7 @@ public final class Controller implements AutoCloseable {
   }
 
   private void registerSelf() {
-    nodes.register(selfName(), config.site(), "", NodeRole.CONTROLLER, config.listen().getHostString() + ":" + config.listen().getPort(), "", 0,
+    nodes.register(selfName(), config.site(), "", NodeRole.CONTROLLER, apiAddress(), "", 0,
         config.nodeName());
     LocalServiceNode local = localNode;
     if (local != null) {
@@ -182,6 +183,11 @@ public final class Controller implements AutoCloseable {
             });
     long period = config.heartbeatInterval().toMillis();
     heartbeats.scheduleWithFixedDelay(this::beat, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  /** The gRPC listen address as HOST:PORT (IPv6 in brackets), as this controller registers itself. */
+  private String apiAddress() {
+    return new HostPort(config.listen().getHostString(), config.listen().getPort()).toString();
   }
 
   private String selfName() {
@@ -199,7 +205,7 @@ public final class Controller implements AutoCloseable {
       long version = policies.active() == null ? 0 : policies.active().versionNumber();
       if (!nodes.heartbeat(selfName(), 0, version, config.nodeName())) {
         nodes.register(selfName(), config.site(), "", NodeRole.CONTROLLER,
-            config.listen().getHostString() + ":" + config.listen().getPort(), "", 0, config.nodeName());
+            apiAddress(), "", 0, config.nodeName());
       }
       LocalServiceNode local = localNode;
       if (local != null) {

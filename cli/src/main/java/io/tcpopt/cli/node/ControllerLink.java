@@ -7,6 +7,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.TlsChannelCredentials;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tcpopt.cli.CliException;
+import io.tcpopt.common.net.HostPort;
 import io.tcpopt.common.policy.CompiledPolicy;
 import io.tcpopt.common.policy.PolicyDocument;
 import io.tcpopt.common.policy.PolicyException;
@@ -78,8 +79,7 @@ final class ControllerLink implements AutoCloseable {
     if (host == null || host.isAnyLocalAddress()) {
       host = node.wanAddress().getAddress();
     }
-    String text = host == null ? h.getHostString() : host.getHostAddress();
-    return (text.contains(":") ? "[" + text + "]" : text) + ":" + h.getPort();
+    return HostPort.format(host == null ? h : new InetSocketAddress(host, h.getPort()));
   }
 
   static ControllerLink start(List<InetSocketAddress> controllers, ServiceNode node, MeterRegistry registry) {
@@ -88,7 +88,7 @@ final class ControllerLink implements AutoCloseable {
     List<String> names = new ArrayList<>();
     for (InetSocketAddress controller : controllers) {
       channels.add(Grpc.newChannelBuilderForAddress(controller.getHostString(), controller.getPort(), credentials).build());
-      names.add(controller.getHostString() + ":" + controller.getPort());
+      names.add(new HostPort(controller.getHostString(), controller.getPort()).toString());
     }
     log.info("node {}: following controller{} {}", node.config().nodeName(), names.size() > 1 ? "s (in order)" : "", String.join(", ", names));
     return new ControllerLink(List.copyOf(channels), node, registry);

@@ -1,5 +1,6 @@
 package io.tcpopt.cli.operator;
 
+import io.tcpopt.common.net.HostPort;
 import java.nio.file.Path;
 
 /**
@@ -22,6 +23,6 @@ public record ControllerTarget(String host, int port, String token, Tls tls) {
 
   @Override
   public String toString() {
-    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+    return new HostPort(host, port).toString();
   }
 }

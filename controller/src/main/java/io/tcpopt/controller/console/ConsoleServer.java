@@ -3,6 +3,7 @@ package io.tcpopt.controller.console;
 import io.grpc.Channel;
 import io.tcpopt.common.http.BoundedHttpServer;
 import io.tcpopt.common.http.HttpLimits;
+import io.tcpopt.common.net.HostPort;
 import io.tcpopt.common.tls.TlsContexts;
 import io.tcpopt.common.tls.TlsFiles;
 import io.tcpopt.controller.auth.Authenticator;
@@ -108,9 +109,7 @@ public final class ConsoleServer implements AutoCloseable {
 
   /** {@code http(s)://HOST:PORT/}, with the bound port. */
   public String url() {
-    InetSocketAddress a = address();
-    String host = a.getAddress().getHostAddress();
-    return (tls ? "https://" : "http://") + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort() + "/";
+    return (tls ? "https://" : "http://") + HostPort.format(address()) + "/";
   }
 
   @Override

@@ -298,7 +298,7 @@ final class FlowRouter implements FlowInterceptor, StreamAcceptor {
       stream.reset(ResetCause.PROTOCOL_ERROR, stream.unusable());
       return;
     }
-    DestinationGuard.Verdict allowed = destinations.check(destination);
+    DestinationGuard.Check allowed = destinations.check(destination);
     if (!allowed.allowed()) { // before admission and before any connect: nothing leaves this node for it
       flows.open(FlowKind.REFUSED, "destination refused: " + allowed.refusal().label(), source, destination)
           .close("refused for peer " + stream.peerName() + ": " + allowed.reason());

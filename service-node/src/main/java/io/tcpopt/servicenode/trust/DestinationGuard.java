@@ -59,9 +59,13 @@ public final class DestinationGuard {
     }
   }
 
-  /** A verdict: allowed when {@code refusal} is null, else why, and one line for the flow table and the peer. */
-  public record Verdict(DestinationRefusal refusal, String reason) {
-    static final Verdict ALLOWED = new Verdict(null, null);
+  /**
+   * What {@link #check} found: allowed when {@code refusal} is null, else why, and one line for the
+   * flow table and the peer. Not a flow's verdict (that is {@link io.tcpopt.common.policy.Verdict}):
+   * only whether this one destination may be connected.
+   */
+  public record Check(DestinationRefusal refusal, String reason) {
+    static final Check ALLOWED = new Check(null, null);
 
     public boolean allowed() {
       return refusal == null;
@@ -112,14 +116,14 @@ public final class DestinationGuard {
   }
 
   /** Whether the far node may connect to {@code destination}; a refusal is counted. */
-  public Verdict check(InetSocketAddress destination) {
+  public Check check(InetSocketAddress destination) {
     InetAddress a = destination.getAddress();
     DestinationRefusal r = classify(a, destination.getPort());
     if (r == null) {
-      return Verdict.ALLOWED;
+      return Check.ALLOWED;
     }
     refused.get(r).increment();
-    return new Verdict(r, "destination " + HostPort.format(destination) + " refused: " + describe(r));
+    return new Check(r, "destination " + HostPort.format(destination) + " refused: " + describe(r));
   }
 
   private DestinationRefusal classify(InetAddress a, int port) {

@@ -48,7 +48,7 @@ class DestinationGuardTest {
   @ParameterizedTest
   @CsvSource({"198.19.1.2, 443", "198.19.1.254, 8080", "2001:2:0:1901::2, 5201", "::ffff:198.19.1.2, 80"})
   void serversOfTheSiteAreAllowed(String address, int port) {
-    DestinationGuard.Verdict v = dc.check(to(address, port));
+    DestinationGuard.Check v = dc.check(to(address, port));
     assertTrue(v.allowed(), v.reason());
   }
 
@@ -62,7 +62,7 @@ class DestinationGuardTest {
       "198.19.1.1, 9464, OWN_ADDRESS", "2001:2:0:1901::1, 7800, OWN_ADDRESS", "198.18.0.2, 5701, OWN_ADDRESS",
       "198.18.0.1, 7800, NOT_SERVED", "10.0.0.1, 22, NOT_SERVED", "2001:2:0:1801::2, 80, NOT_SERVED", "8.8.8.8, 53, NOT_SERVED"})
   void everythingElseIsRefusedWithItsReasonAndCounted(String address, int port, DestinationRefusal expected) {
-    DestinationGuard.Verdict v = dc.check(to(address, port));
+    DestinationGuard.Check v = dc.check(to(address, port));
     assertEquals(expected, v.refusal(), address);
     assertTrue(v.reason().startsWith("destination ") && v.reason().contains(" refused: "), v.reason());
     assertEquals(1, refused(expected));
@@ -78,7 +78,7 @@ class DestinationGuardTest {
   @Test
   void aNodeThatServesNothingRefusesEverythingAndSaysWhy() {
     DestinationGuard none = new DestinationGuard(List.of(), host(), new SimpleMeterRegistry());
-    DestinationGuard.Verdict v = none.check(to("198.19.1.2", 80));
+    DestinationGuard.Check v = none.check(to("198.19.1.2", 80));
     assertEquals(DestinationRefusal.NOT_SERVED, v.refusal());
     assertTrue(v.reason().contains("service-node.serves is empty"), v.reason());
   }
@@ -88,7 +88,7 @@ class DestinationGuardTest {
     DestinationGuard guard = new DestinationGuard(List.of(), host(), new SimpleMeterRegistry());
     assertTrue(guard.fromPolicy("dc", List.of(Cidr.parse("198.19.1.0/24"))));
     assertTrue(guard.check(to("198.19.1.2", 80)).allowed());
-    DestinationGuard.Verdict outside = guard.check(to("198.19.2.2", 80));
+    DestinationGuard.Check outside = guard.check(to("198.19.2.2", 80));
     assertEquals("destination 198.19.2.2:80 refused: outside the prefixes this site serves (the policy's sites.dc.serves)", outside.reason());
     assertEquals(DestinationRefusal.LOOPBACK, guard.check(to("127.0.0.1", 80)).refusal(), "special addresses stay refused");
     assertFalse(guard.fromPolicy("dc", List.of()), "a policy without the site's entry");

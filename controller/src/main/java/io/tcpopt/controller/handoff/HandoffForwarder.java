@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * the {@link FlowDispatcher} on the event loop (local memory only). An optimized flow is connected
  * to its service node's handoff address, which first receives a PROXY protocol v2 header with the
  * client address and the original destination, then the client's bytes; everything else connects
- * directly to the destination (or is closed, for {@code drop}); an unreachable service node fails
+ * directly to the destination (or is reset, for {@code drop}); an unreachable service node fails
  * open to the destination. Either way the client leg is joined to that socket by a {@link
  * LegBridge} over a {@link DirectUpstream} on the client's event loop: FIN is carried as a
  * half-close both ways, resets as resets, and the client is not read until the socket is up.
@@ -123,7 +123,7 @@ public final class HandoffForwarder implements AutoCloseable {
       Verdict v = dispatcher.decide(source, target);
       if (v.action() == Action.DROP) {
         log.debug("flow {} -> {} dropped: {}", source, target, v.reason());
-        client.close();
+        Legs.reset(client); // as a service node drops: the client sees a reset, not an empty answer
         return;
       }
       Optional<InetSocketAddress> node =

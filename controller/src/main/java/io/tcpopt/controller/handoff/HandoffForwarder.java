@@ -10,6 +10,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.util.ReferenceCountUtil;
 import io.tcpopt.common.policy.Action;
 import io.tcpopt.common.policy.Verdict;
 import io.tcpopt.common.relay.DirectUpstream;
@@ -21,6 +23,7 @@ import io.tcpopt.common.transport.NettyTransport;
 import io.tcpopt.controller.distribution.FlowDispatcher;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -37,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * directly to the destination (or is reset, for {@code drop}); an unreachable service node fails
  * open to the destination. Either way the client leg is joined to that socket by a {@link
  * LegBridge} over a {@link DirectUpstream} on the client's event loop: FIN is carried as a
- * half-close both ways, resets as resets, and the client is not read until the socket is up.
+ * half-close both ways, resets as resets, and the client is not read until the socket is up (but
+ * for what epoll reads with an early FIN, held until the bridge joins).
  */
 public final class HandoffForwarder implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HandoffForwarder.class);
@@ -100,12 +104,21 @@ public final class HandoffForwarder implements AutoCloseable {
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
   }
 
-  /** Decides an accepted client, then bridges it to the service node's handoff listener or to the destination. */
+  /**
+   * Decides an accepted client, then bridges it to the service node's handoff listener or to the
+   * destination. Until the bridge joins the client (a connect later: the handoff connection's), it
+   * holds what the client sent: epoll reads up to a FIN that has arrived, whatever the auto-read
+   * setting, so a client that sends its request and FIN at once has both read into this handler,
+   * which hands them on to the bridge, the FIN last.
+   */
   private static final class FrontendHandler extends ChannelInboundHandlerAdapter {
     private final InetSocketAddress target;
     private final FlowDispatcher dispatcher;
     private final Function<String, Optional<InetSocketAddress>> handoffAddress;
     private final Bootstrap legs;
+    private final ArrayDeque<ByteBuf> early = new ArrayDeque<>();
+    private boolean earlyFin;
+    private ChannelHandlerContext ctx;
 
     FrontendHandler(InetSocketAddress target, FlowDispatcher dispatcher, Function<String, Optional<InetSocketAddress>> handoffAddress,
         Bootstrap legs) {
@@ -117,8 +130,8 @@ public final class HandoffForwarder implements AutoCloseable {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+      this.ctx = ctx;
       Channel client = ctx.channel();
-      ctx.pipeline().remove(this);
       InetSocketAddress source = (InetSocketAddress) client.remoteAddress();
       Verdict v = dispatcher.decide(source, target);
       if (v.action() == Action.DROP) {
@@ -146,13 +159,55 @@ public final class HandoffForwarder implements AutoCloseable {
       });
     }
 
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof ByteBuf b) {
+        early.add(b);
+      } else {
+        ReferenceCountUtil.release(msg);
+      }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+      if (evt instanceof ChannelInputShutdownEvent) {
+        earlyFin = true;
+      } else {
+        ctx.fireUserEventTriggered(evt);
+      }
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+      ByteBuf b;
+      while ((b = early.poll()) != null) {
+        b.release(); // the client went away before its bridge joined it
+      }
+    }
+
     private void passThrough(Channel client) {
       ChannelFuture direct = Legs.connect(legs, client.eventLoop(), target, null);
       bridge(client, DirectUpstream.over(client.eventLoop(), direct, "server leg", WATERMARKS, null));
     }
 
-    private static void bridge(Channel client, DirectUpstream upstream) {
+    /** Starts the bridge (its handler goes in after this one at once: same loop), then hands it what the client sent so far. */
+    private void bridge(Channel client, DirectUpstream upstream) {
       LegBridge.start(client.newSucceededFuture(), upstream, FlowRecorder.NONE, "client leg", NO_IDLE_TIMEOUT);
+      boolean any = false;
+      ByteBuf b;
+      while ((b = early.poll()) != null) {
+        ctx.fireChannelRead(b);
+        any = true;
+      }
+      if (any) {
+        ctx.fireChannelReadComplete();
+      }
+      if (earlyFin) {
+        ctx.fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+      }
+      if (client.pipeline().context(this) != null) {
+        client.pipeline().remove(this);
+      }
     }
   }
 }

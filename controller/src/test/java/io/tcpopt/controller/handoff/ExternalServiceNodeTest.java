@@ -52,6 +52,8 @@ class ExternalServiceNodeTest {
   private ServiceNode branch;
   private HandoffForwarder forwarder;
   private volatile boolean answerAfterEof;
+  /** With {@link #answerAfterEof}: the answer is the request itself. */
+  private volatile boolean echoAfterEof;
   private volatile int answerSize = DOWN;
 
   @BeforeEach
@@ -97,7 +99,7 @@ class ExternalServiceNodeTest {
         s.setSoTimeout(20_000);
         byte[] request = answerAfterEof ? s.getInputStream().readAllBytes() : s.getInputStream().readNBytes(UP);
         receivedByServer.complete(sha256(request));
-        byte[] answer = bytes(answerSize, 7);
+        byte[] answer = echoAfterEof ? request : bytes(answerSize, 7);
         OutputStream out = s.getOutputStream();
         out.write(answer);
         out.flush();
@@ -175,6 +177,35 @@ class ExternalServiceNodeTest {
     FlowRecord f = branch.flows().closed().get(0);
     assertEquals(FlowKind.OPTIMIZED, f.kind(), "optimized over the WAN session: " + f);
     assertEquals("completed", f.closeReason(), "FIN both ways, no reset: " + f);
+  }
+
+  /**
+   * Clients that send a short request and their FIN at once, so both are in the controller's
+   * client socket (and then in the branch's handoff socket) before a bridge joins it: epoll reads
+   * up to a FIN that has arrived whatever the auto-read setting. The server echoes the request once
+   * it has read the client's FIN: every client gets its own request back, byte-exact.
+   */
+  @Test
+  void requestsSentWithTheirFinThroughTheHandoffComeBackWhole() throws Exception {
+    answerAfterEof = true;
+    echoAfterEof = true;
+    List<String> failures = new java.util.ArrayList<>();
+    for (int i = 0; i < 20 && failures.size() < 3; i++) { // each failure may wait for its read timeout: three tell
+      byte[] request = bytes(200 + i, 100 + i);
+      try (Socket c = new Socket()) {
+        c.connect(forwarder.addresses().get(0), 5_000);
+        c.setSoTimeout(5_000);
+        c.getOutputStream().write(request);
+        c.shutdownOutput();
+        byte[] answer = c.getInputStream().readAllBytes();
+        if (!sha256(request).equals(sha256(answer))) {
+          failures.add("flow " + i + ": sent " + request.length + " bytes, got " + answer.length + " back");
+        }
+      } catch (java.io.IOException e) {
+        failures.add("flow " + i + ": " + e);
+      }
+    }
+    assertEquals(List.of(), failures);
   }
 
   @Test

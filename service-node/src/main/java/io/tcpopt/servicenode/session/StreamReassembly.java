@@ -19,7 +19,7 @@ import java.util.function.Consumer;
  */
 final class StreamReassembly {
   /** What {@link #offer} made of a frame. */
-  enum Verdict {
+  enum Outcome {
     /** Taken: delivered (with whatever it made contiguous) or held until the gap before it fills. */
     TAKEN,
     /** Bytes at offsets already received or held: the peer broke the protocol (connection error). */
@@ -67,22 +67,22 @@ final class StreamReassembly {
 
 
   /**
-   * Takes a frame (ownership passes unless the verdict is not {@link Verdict#TAKEN}: then the caller
+   * Takes a frame (ownership passes unless the outcome is not {@link Outcome#TAKEN}: then the caller
    * still owns it) and hands {@code deliver} every frame that is now in order, oldest first, the last
    * one delivered with the end carrying {@link DataFrame#endStream()}.
    */
-  Verdict offer(DataFrame frame, Consumer<DataFrame> deliver) {
+  Outcome offer(DataFrame frame, Consumer<DataFrame> deliver) {
     long offset = frame.offset();
     long length = frame.creditLength();
     long stop = offset + length;
     if (end >= 0 && (frame.endStream() || length == 0 || stop > end)) {
-      return Verdict.BEYOND_END;
+      return Outcome.BEYOND_END;
     }
     if (frame.endStream() && stop < highest) {
-      return Verdict.BEYOND_END; // an end before bytes already received
+      return Outcome.BEYOND_END; // an end before bytes already received
     }
     if (length > 0 && overlaps(offset, stop)) {
-      return Verdict.OVERLAP;
+      return Outcome.OVERLAP;
     }
     if (frame.endStream()) {
       end = stop;
@@ -92,16 +92,16 @@ final class StreamReassembly {
     }
     if (length == 0 && !frame.endStream()) {
       frame.release(); // carries nothing
-      return Verdict.TAKEN;
+      return Outcome.TAKEN;
     }
     if (offset != next) {
       held.put(offset, frame);
       heldLength += length;
-      return Verdict.TAKEN;
+      return Outcome.TAKEN;
     }
     next = stop;
     deliverInOrder(frame, deliver);
-    return Verdict.TAKEN;
+    return Outcome.TAKEN;
   }
 
   /**

@@ -76,7 +76,7 @@ class StreamReassemblyTest {
       String context = "case " + c + " (" + bytes.length + " bytes, " + first + " in the OPEN)";
       for (DataFrame f : shuffledFrames(1, bytes, first, random)) {
         assertEquals(0, ends[0], "nothing after the END: " + context);
-        assertEquals(StreamReassembly.Verdict.TAKEN, reassembly.offer(f, d -> {
+        assertEquals(StreamReassembly.Outcome.TAKEN, reassembly.offer(f, d -> {
           assertEquals(out.writerIndex(), d.offset(), "delivered in stream order: " + context);
           out.writeBytes(d.content());
           ends[0] += d.endStream() ? 1 : 0;
@@ -98,12 +98,12 @@ class StreamReassemblyTest {
   void theEndWaitsForTheGapBeforeIt() {
     StreamReassembly r = new StreamReassembly(0);
     List<String> delivered = new ArrayList<>();
-    assertEquals(StreamReassembly.Verdict.TAKEN, r.offer(frame(10, 5, true), d -> delivered.add(d.offset() + (d.endStream() ? " end" : ""))));
-    assertEquals(StreamReassembly.Verdict.TAKEN, r.offer(frame(0, 4, false), d -> delivered.add(d.offset() + (d.endStream() ? " end" : ""))));
+    assertEquals(StreamReassembly.Outcome.TAKEN, r.offer(frame(10, 5, true), d -> delivered.add(d.offset() + (d.endStream() ? " end" : ""))));
+    assertEquals(StreamReassembly.Outcome.TAKEN, r.offer(frame(0, 4, false), d -> delivered.add(d.offset() + (d.endStream() ? " end" : ""))));
     assertEquals(List.of("0"), delivered, "bytes 0..4 go; the END at 15 waits for 4..10");
     assertTrue(r.hasGap());
     assertFalse(r.endDelivered(), "never a FIN on a gap");
-    assertEquals(StreamReassembly.Verdict.TAKEN, r.offer(frame(4, 6, false), d -> delivered.add(d.offset() + (d.endStream() ? " end" : ""))));
+    assertEquals(StreamReassembly.Outcome.TAKEN, r.offer(frame(4, 6, false), d -> delivered.add(d.offset() + (d.endStream() ? " end" : ""))));
     assertEquals(List.of("0", "4", "10 end"), delivered);
     assertTrue(r.endDelivered());
   }
@@ -111,21 +111,21 @@ class StreamReassemblyTest {
   @Test
   void overlapsAndBytesBeyondTheEndAreRefused() {
     StreamReassembly r = new StreamReassembly(0);
-    assertEquals(StreamReassembly.Verdict.TAKEN, r.offer(frame(0, 10, false), DataFrame::release));
-    assertEquals(StreamReassembly.Verdict.TAKEN, r.offer(frame(20, 10, false), DataFrame::release));
-    assertRefused(r, frame(5, 2, false), StreamReassembly.Verdict.OVERLAP, "below the delivered offset");
-    assertRefused(r, frame(15, 6, false), StreamReassembly.Verdict.OVERLAP, "into a held frame");
-    assertRefused(r, frame(25, 1, false), StreamReassembly.Verdict.OVERLAP, "inside a held frame");
-    assertRefused(r, frame(10, 30, false), StreamReassembly.Verdict.OVERLAP, "across a held frame");
-    assertRefused(r, frame(12, 0, true), StreamReassembly.Verdict.BEYOND_END, "an END below bytes received");
-    assertEquals(StreamReassembly.Verdict.TAKEN, r.offer(frame(30, 0, true), DataFrame::release));
-    assertRefused(r, frame(30, 1, false), StreamReassembly.Verdict.BEYOND_END, "bytes beyond the END");
-    assertRefused(r, frame(10, 2, true), StreamReassembly.Verdict.BEYOND_END, "a second END");
-    assertRefused(r, frame(12, 0, false), StreamReassembly.Verdict.BEYOND_END, "an empty DATA after the END");
+    assertEquals(StreamReassembly.Outcome.TAKEN, r.offer(frame(0, 10, false), DataFrame::release));
+    assertEquals(StreamReassembly.Outcome.TAKEN, r.offer(frame(20, 10, false), DataFrame::release));
+    assertRefused(r, frame(5, 2, false), StreamReassembly.Outcome.OVERLAP, "below the delivered offset");
+    assertRefused(r, frame(15, 6, false), StreamReassembly.Outcome.OVERLAP, "into a held frame");
+    assertRefused(r, frame(25, 1, false), StreamReassembly.Outcome.OVERLAP, "inside a held frame");
+    assertRefused(r, frame(10, 30, false), StreamReassembly.Outcome.OVERLAP, "across a held frame");
+    assertRefused(r, frame(12, 0, true), StreamReassembly.Outcome.BEYOND_END, "an END below bytes received");
+    assertEquals(StreamReassembly.Outcome.TAKEN, r.offer(frame(30, 0, true), DataFrame::release));
+    assertRefused(r, frame(30, 1, false), StreamReassembly.Outcome.BEYOND_END, "bytes beyond the END");
+    assertRefused(r, frame(10, 2, true), StreamReassembly.Outcome.BEYOND_END, "a second END");
+    assertRefused(r, frame(12, 0, false), StreamReassembly.Outcome.BEYOND_END, "an empty DATA after the END");
     r.clear();
   }
 
-  private static void assertRefused(StreamReassembly r, DataFrame f, StreamReassembly.Verdict expected, String what) {
+  private static void assertRefused(StreamReassembly r, DataFrame f, StreamReassembly.Outcome expected, String what) {
     assertEquals(expected, r.offer(f, DataFrame::release), what);
     assertEquals(1, f.refCnt(), what + ": the caller still owns a refused frame");
     f.release();

@@ -13,6 +13,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.tcpopt.common.transport.EpollHalfCloseWorkaround;
+import io.tcpopt.common.transport.Legs;
 import io.tcpopt.common.transport.NettyTransport;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -44,13 +45,12 @@ public final class TcpServerConnector implements ServerConnector {
   @Override
   public Future<Channel> connect(PoolKey key, EventLoop loop, ChannelHandler handler) {
     Promise<Channel> ready = loop.newPromise();
-    Bootstrap b = new Bootstrap()
+    // A leg's options (Legs.client), but reading from the start: the pool turns reading off and on
+    // itself (ServerConnectionPool, HttpReuseUpstream), and a TLS handshake to the server
+    // (pipelineHook) reads before either does.
+    Bootstrap b = Legs.client(watermarks, connectTimeout)
         .group(loop)
-        .channel(NettyTransport.socketChannel())
-        .option(ChannelOption.TCP_NODELAY, true)
-        .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
-        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, watermarks)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
+        .option(ChannelOption.AUTO_READ, true)
         .handler(new ChannelInitializer<Channel>() {
           @Override
           protected void initChannel(Channel ch) {

@@ -259,6 +259,18 @@ class StreamMultiplexerTest {
   }
 
   @Test
+  void aConnectionSilentForAnIntervalWithAPingUnansweredOpensNoStreamUntilItHearsAgain() {
+    assertTrue(mux().canOpen());
+    // The first PING left at the start; an interval later nothing has come back.
+    ch.advanceTimeBy(5, TimeUnit.SECONDS);
+    ch.runScheduledPendingTasks();
+    assertTrue(ch.isOpen(), "one PING unanswered is not yet a dead peer");
+    assertFalse(mux().canOpen(), "silent for an interval with a PING unanswered: new flows go elsewhere");
+    feed(new PingFrame(99L, false));
+    assertTrue(mux().canOpen(), "anything from the peer makes the connection usable again");
+  }
+
+  @Test
   void endStreamBothWaysAndDeliveryRemoveTheStream() {
     feed(open(1, 5), data(1, 0, true));
     MuxStream s = accepted.get(0);

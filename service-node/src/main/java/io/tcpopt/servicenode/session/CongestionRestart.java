@@ -70,6 +70,8 @@ final class CongestionRestart {
   private final String congestionControl;
   /** The socket's learned pacing cap when its configuration sets none, else null. */
   private final LearnedPacing pacing;
+  /** Whether the socket is its pool's express connection: see {@link #probeRttDelays}. */
+  private final boolean express;
   private long peak;
   private long lowSince = -1;
   private long lastRestart;
@@ -80,7 +82,7 @@ final class CongestionRestart {
   private long deferredRefreshes;
 
   CongestionRestart(String congestionControl, long nowNanos) {
-    this(congestionControl, nowNanos, null);
+    this(congestionControl, nowNanos, null, false);
   }
 
   /** Whether the socket's pacing cap is learned here (its configuration sets none). */
@@ -88,22 +90,24 @@ final class CongestionRestart {
     return pacing != null;
   }
 
-  CongestionRestart(String congestionControl, long nowNanos, LearnedPacing pacing) {
+  CongestionRestart(String congestionControl, long nowNanos, LearnedPacing pacing, boolean express) {
     this.congestionControl = congestionControl;
     this.pacing = pacing;
+    this.express = express;
     this.lastRestart = nowNanos - MIN_GAP_NANOS;
     this.minRttFresh = nowNanos;
   }
 
   /**
-   * A guard for {@code ch}, a connection to peer {@code peer}, if it runs BBR (read back from the
-   * socket), else null; with a {@link LearnedPacing} cap, starting from the one the node last learned
-   * to that peer ({@code rates}), when the socket has no pacing cap of its own.
+   * A guard for {@code ch}, a connection to peer {@code peer} ({@code express}: its pool's express
+   * connection), if it runs BBR (read back from the socket), else null; with a {@link LearnedPacing}
+   * cap, starting from the one the node last learned to that peer ({@code rates}), when the socket
+   * has no pacing cap of its own.
    */
-  static CongestionRestart forChannel(Channel ch, LearnedRates rates, String peer) {
+  static CongestionRestart forChannel(Channel ch, LearnedRates rates, String peer, boolean express) {
     String cc = SocketTuning.congestionControl(ch);
     return "bbr".equals(cc) && SocketTuning.bbrBandwidth(ch).isPresent()
-        ? new CongestionRestart(cc, System.nanoTime(), LearnedPacing.forChannel(ch, rates, peer))
+        ? new CongestionRestart(cc, System.nanoTime(), LearnedPacing.forChannel(ch, rates, peer), express)
         : null;
   }
 
@@ -155,6 +159,22 @@ final class CongestionRestart {
   }
 
   /**
+   * Whether BBR's PROBE_RTT would hold packets of the connection back: bytes wait ({@code waiting}),
+   * or, on the express connection ({@code express}), at least {@link #PROBE_RTT_CWND} segments are
+   * in flight ({@code inFlightSegments}). The express connection never has bytes waiting, yet its
+   * PROBE_RTT costs its streams' latency: a request/response stream keeps one packet in flight per
+   * request interval of the round trip (issue 9, 9.3 at 200 ms: a 1 KB echo every 50 ms, 4-5
+   * segments), so with a window of 4 each response waited in the DC's socket for the ACK the branch
+   * sends with its next request, 50 ms, for the half second PROBE_RTT lasts every 10 s (tcpdump of
+   * both nodes: responses leaving the DC 48-98 ms after the server's answer, the DC's express socket
+   * at cwnd 4 with 1,092 bytes unsent; docs/benchmarks.md, echo9h). At 100 ms it holds 2-3 and
+   * PROBE_RTT cost nothing. Bulk connections keep the rule of bytes waiting.
+   */
+  static boolean probeRttDelays(boolean waiting, boolean express, long inFlightSegments) {
+    return waiting || (express && inFlightSegments >= PROBE_RTT_CWND);
+  }
+
+  /**
    * Whether BBR is in PROBE_RTT, from its congestion-window gain ({@code cwndGain}, -1 when unknown):
    * 1.0 there and in no other mode. Not from the window alone: a retransmission timeout also leaves
    * a window of 1-4 packets but does not refresh BBR's minimum RTT, and at 2% loss one at the start of
@@ -167,7 +187,8 @@ final class CongestionRestart {
   }
 
   /**
-   * One check for PROBE_RTT: whether bytes wait, whether BBR is in PROBE_RTT ({@link #inProbeRtt}),
+   * One check for PROBE_RTT: whether it would hold packets back ({@code backlogged}: {@link
+   * #probeRttDelays}), whether BBR is in PROBE_RTT ({@link #inProbeRtt}),
    * the smoothed RTT and BBR's minimum RTT (microseconds, 0 when unknown). Returns true when the
    * congestion control should restart now to refresh BBR's minimum RTT.
    *
@@ -277,7 +298,7 @@ final class CongestionRestart {
     // and its window at one BDP (6,400 segments instead of 12,900) for 20 s, until the next
     // PROBE_RTT; the 300 ms / 0.5% row ran at 216.7 Mbit/s. Until the kernel forgets the shorter
     // path's RTT, BBR's own PROBE_RTT comes every 10 s.
-    if (refreshDue(System.nanoTime(), waiting, inProbeRtt(SocketTuning.bbrCwndGain(ch).orElse(-1)), i.rttMicros(), restartMinRtt(i.minRttMicros(), minRtt),
+    if (refreshDue(System.nanoTime(), probeRttDelays(waiting, express, i.inFlightSegments()), inProbeRtt(SocketTuning.bbrCwndGain(ch).orElse(-1)), i.rttMicros(), restartMinRtt(i.minRttMicros(), minRtt),
         keepsWindow(i.caState(), i.inFlightSegments(), i.sendMss(), bw.getAsLong(), minRtt))) {
       boolean ok = SocketTuning.restartCongestionControl(ch, congestionControl);
       log.debug("WAN socket {}: {} restarted before its PROBE_RTT with bytes waiting{} ({} so far, {} ticks waited for a full pipe)", ch,

@@ -830,7 +830,7 @@ public final class StreamMultiplexer extends ChannelDuplexHandler {
     up = true;
     // The express connection's estimate is its interactive streams' trickle: it learns into a memory of its own, so its cap is carried to no other connection.
     LearnedRates rates = isExpress() ? new LearnedRates() : local.learnedRates();
-    unsentLimit = UnsentLimit.start(ctx.channel(), this::holdsBytes, CongestionRestart.forChannel(ctx.channel(), rates, hello.name()));
+    unsentLimit = UnsentLimit.start(ctx.channel(), this::holdsBytes, CongestionRestart.forChannel(ctx.channel(), rates, hello.name(), isExpress()));
     log.info("session {} peer {} (site {}, {}) over {} -> {}{}", dialler ? "to" : "from", hello.name(), peerSite,
         tls == null ? "plaintext, unauthenticated" : "TLS identity " + identity, ctx.channel().localAddress(), ctx.channel().remoteAddress(),
         isExpress() ? ", express" : "");

@@ -116,6 +116,15 @@ class CongestionRestartTest {
   }
 
   @Test
+  void theExpressConnectionsProbeRttDelaysWhileItsWindowWouldHoldPacketsBack() {
+    long window = CongestionRestart.PROBE_RTT_CWND;
+    assertTrue(CongestionRestart.probeRttDelays(false, true, window), "an echo every 50 ms at 200 ms: 4-5 in flight");
+    assertFalse(CongestionRestart.probeRttDelays(false, true, window - 1), "at 100 ms: 2-3 in flight, within the window");
+    assertFalse(CongestionRestart.probeRttDelays(false, false, 1_000), "a bulk connection with nothing waiting: its tail");
+    assertTrue(CongestionRestart.probeRttDelays(true, false, 0));
+  }
+
+  @Test
   void aProbeRttSeenPostponesTheRefresh() {
     ticksUntilRefresh(REFRESH_TICKS / 2, true, false, RTT);
     assertEquals(-1, ticksUntilRefresh(1, true, true, RTT));

@@ -301,7 +301,7 @@ final class CongestionRestart {
     if (refreshDue(System.nanoTime(), probeRttDelays(waiting, express, i.inFlightSegments()), inProbeRtt(SocketTuning.bbrCwndGain(ch).orElse(-1)), i.rttMicros(), restartMinRtt(i.minRttMicros(), minRtt),
         keepsWindow(i.caState(), i.inFlightSegments(), i.sendMss(), bw.getAsLong(), minRtt))) {
       boolean ok = SocketTuning.restartCongestionControl(ch, congestionControl);
-      log.debug("WAN socket {}: {} restarted before its PROBE_RTT with bytes waiting{} ({} so far, {} ticks waited for a full pipe)", ch,
+      log.debug("WAN socket {}: {} restarted before its PROBE_RTT (bytes waiting, or on the express connection segments in flight){} ({} so far, {} ticks waited for a full pipe)", ch,
           congestionControl, ok ? "" : " FAILED, now " + SocketTuning.congestionControl(ch), refreshes, deferredRefreshes);
     }
   }

@@ -17,13 +17,13 @@ import io.tcpopt.common.policy.Verdict;
 import io.tcpopt.common.relay.DirectUpstream;
 import io.tcpopt.common.relay.FlowRecorder;
 import io.tcpopt.common.relay.LegBridge;
+import io.tcpopt.common.transport.EarlyInput;
 import io.tcpopt.common.transport.EpollHalfCloseWorkaround;
 import io.tcpopt.common.transport.Legs;
 import io.tcpopt.common.transport.NettyTransport;
 import io.tcpopt.controller.distribution.FlowDispatcher;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -116,8 +116,7 @@ public final class HandoffForwarder implements AutoCloseable {
     private final FlowDispatcher dispatcher;
     private final Function<String, Optional<InetSocketAddress>> handoffAddress;
     private final Bootstrap legs;
-    private final ArrayDeque<ByteBuf> early = new ArrayDeque<>();
-    private boolean earlyFin;
+    private final EarlyInput early = new EarlyInput();
     private ChannelHandlerContext ctx;
 
     FrontendHandler(InetSocketAddress target, FlowDispatcher dispatcher, Function<String, Optional<InetSocketAddress>> handoffAddress,
@@ -171,7 +170,7 @@ public final class HandoffForwarder implements AutoCloseable {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
       if (evt instanceof ChannelInputShutdownEvent) {
-        earlyFin = true;
+        early.fin();
       } else {
         ctx.fireUserEventTriggered(evt);
       }
@@ -179,10 +178,7 @@ public final class HandoffForwarder implements AutoCloseable {
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-      ByteBuf b;
-      while ((b = early.poll()) != null) {
-        b.release(); // the client went away before its bridge joined it
-      }
+      early.release(); // the client went away before its bridge joined it, or it was handed on
     }
 
     private void passThrough(Channel client) {
@@ -193,18 +189,7 @@ public final class HandoffForwarder implements AutoCloseable {
     /** Starts the bridge (its handler goes in after this one at once: same loop), then hands it what the client sent so far. */
     private void bridge(Channel client, DirectUpstream upstream) {
       LegBridge.start(client.newSucceededFuture(), upstream, FlowRecorder.NONE, "client leg", NO_IDLE_TIMEOUT);
-      boolean any = false;
-      ByteBuf b;
-      while ((b = early.poll()) != null) {
-        ctx.fireChannelRead(b);
-        any = true;
-      }
-      if (any) {
-        ctx.fireChannelReadComplete();
-      }
-      if (earlyFin) {
-        ctx.fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
-      }
+      early.handOn(ctx);
       if (client.pipeline().context(this) != null) {
         client.pipeline().remove(this);
       }

@@ -17,12 +17,12 @@ import io.netty.handler.codec.haproxy.HAProxyProtocolVersion;
 import io.netty.handler.codec.haproxy.HAProxyProxiedProtocol;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.tcpopt.common.transport.EarlyInput;
 import io.tcpopt.common.transport.EpollHalfCloseWorkaround;
 import io.tcpopt.common.transport.Legs;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -88,12 +88,10 @@ public final class HandoffListener implements AutoCloseable {
   private static final class HeaderHandler extends ChannelInboundHandlerAdapter {
     private final Duration headerTimeout;
     private final FlowInterceptor interceptor;
-    private final ArrayDeque<ByteBuf> early = new ArrayDeque<>();
+    private final EarlyInput early = new EarlyInput();
     private ScheduledFuture<?> timer;
     private InetSocketAddress client;
     private InetSocketAddress destination;
-    /** The connection's FIN was read after the header, before the handover. */
-    private boolean inputShutdown;
     private boolean done;
 
     HeaderHandler(Duration headerTimeout, FlowInterceptor interceptor) {
@@ -172,23 +170,12 @@ public final class HandoffListener implements AutoCloseable {
       timer.cancel(false);
       ch.pipeline().remove(this);
       if (!ch.isActive()) {
-        releaseEarly();
+        early.release();
         return;
       }
       log.debug("handoff from {}: flow {} -> {}", ch.remoteAddress(), client, destination);
       interceptor.intercepted(ch, client, destination, null);
-      ByteBuf b;
-      boolean any = false;
-      while ((b = early.poll()) != null) {
-        any = true;
-        ch.pipeline().fireChannelRead(b);
-      }
-      if (any) {
-        ch.pipeline().fireChannelReadComplete();
-      }
-      if (inputShutdown) {
-        ch.pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
-      }
+      early.handOn(ch.pipeline());
     }
 
     private void refuse(ChannelHandlerContext ctx, String reason) {
@@ -199,22 +186,15 @@ public final class HandoffListener implements AutoCloseable {
       if (timer != null) {
         timer.cancel(false);
       }
-      releaseEarly();
+      early.release();
       log.warn("handoff from {} refused: {}", ctx.channel().remoteAddress(), reason);
       ctx.close();
-    }
-
-    private void releaseEarly() {
-      ByteBuf b;
-      while ((b = early.poll()) != null) {
-        b.release();
-      }
     }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
       if (evt instanceof ChannelInputShutdownEvent && client != null && !done) {
-        inputShutdown = true; // handed on after the early bytes, at the handover
+        early.fin(); // handed on after the early bytes, at the handover
         return;
       }
       ctx.fireUserEventTriggered(evt);
@@ -232,7 +212,7 @@ public final class HandoffListener implements AutoCloseable {
         if (timer != null) {
           timer.cancel(false);
         }
-        releaseEarly();
+        early.release();
         log.debug("handoff connection from {} closed before its PROXY header", ctx.channel().remoteAddress());
       }
       ctx.fireChannelInactive();

@@ -37,7 +37,8 @@
 #      Off the issue's grid (9.1-9.4; use a fresh --out, the CSVs do not record them):
 #      BULK9_FLOWS (4) streams sharing BULK9_BYTES (400M), BULK9_DIRECTION=up for uploads (client
 #      sends; iperf3 then counts the server's bytes until the client finished, not what a relay
-#      still held: a rate, not a whole transfer), INTERACTIVE_RTT, FAIR_RTT (100 ms each).
+#      still held: a rate, not a whole transfer), INTERACTIVE_RTT, FAIR_RTT (100 ms each), FAST_MBIT
+#      (600) and FAST_RTT (100) for 9.2, SW_RTT (200) for 2, TX_RTT (100) and TX_CONCURRENCY (23) for 3.
 #  10  application profiles (issue 10; only with --only 10): OneConnect, 1500 x 256 KiB HTTP/1.1
 #      requests at concurrency 23 (direct, HAProxy http-reuse, tcpopt without and with reuse), and
 #      TLS page loads with and without dynamic record sizing (bench/experiments/profiles.sh)
@@ -84,11 +85,12 @@ else
   RTTS="0 50 100 200 250"; LOSSES="0 0.5"; BULK_BYTES=400M; BULK_CAP=60; WARMUP_BYTES=400M
   SW_RUNS=3; SW_CAP=60; TX_REQUESTS=1500; TX_CAP=150; EFF_SECONDS=10
 fi
-SW_SIZE=3145728 SW_RTT=200 TX_SIZE=262144 TX_CONCURRENCY=23 TX_RTT=100
+SW_SIZE=3145728 SW_RTT="${SW_RTT:-200}" TX_SIZE=262144 TX_CONCURRENCY="${TX_CONCURRENCY:-23}" TX_RTT="${TX_RTT:-100}"
 IPERF_PORT=5201 HTTP_PORT=8080 ECHO_PORT=7007
 # issue 9: every run capped at BULK9_CAP s; rows "RTT/LOSS"; the environment may override
 # BULK9_ROWS, BULK9_CAP, FAIR_FLOWS, FAIR_SECONDS, TX_REQUESTS9 and NOLINK_ONLY (say so in docs), and for
-# scenarios off the issue's grid BULK9_FLOWS, BULK9_BYTES, BULK9_DIRECTION, INTERACTIVE_RTT, FAIR_RTT
+# scenarios off the issue's grid BULK9_FLOWS, BULK9_BYTES, BULK9_DIRECTION, INTERACTIVE_RTT, FAIR_RTT, FAST_MBIT,
+# FAST_RTT (9.2), SW_RTT (2), TX_RTT and TX_CONCURRENCY (3); the CSVs record the RTT (and concurrency) of each row
 if [ "$quick" -eq 0 ]; then
   BULK9_ROWS="${BULK9_ROWS:-0/0 60/0 60/1 150/0 150/0.5 300/0 300/0.5 300/2}" BULK9_CAP="${BULK9_CAP:-30}"
   FAIR_SECONDS="${FAIR_SECONDS:-15}" TX_REQUESTS9="${TX_REQUESTS9:-600}"
@@ -98,7 +100,8 @@ else
 fi
 BULK9_BYTES="${BULK9_BYTES:-400M}" BULK9_FLOWS="${BULK9_FLOWS:-4}" BULK9_DIRECTION="${BULK9_DIRECTION:-down}"
 [[ "$BULK9_DIRECTION" =~ ^(down|up)$ ]] || fail "BULK9_DIRECTION is down or up, not $BULK9_DIRECTION"
-FAST_MBIT=600 FAST_RTT=100
+FAST_MBIT="${FAST_MBIT:-600}" FAST_RTT="${FAST_RTT:-100}"
+[ "$FAST_MBIT" != "$LINK_MBIT" ] || fail "FAST_MBIT is the faster link of 9.2, not the ${LINK_MBIT} Mbit/s of the other rows"
 INTERACTIVE_RTT="${INTERACTIVE_RTT:-100}" INTERACTIVE_INTERVAL=0.05 INTERACTIVE_SIZE=1024
 FAIR_FLOWS="${FAIR_FLOWS:-8}" FAIR_OMIT=3 FAIR_RTT="${FAIR_RTT:-100}"
 # Unrecorded transactions each mode runs first (experiment 3): the nodes' setup path then runs
@@ -356,7 +359,7 @@ status = "ok" if d["completed"] == d["requests"] else ("capped" if timed_out els
 print("%.3f,%d,%s,%s" % (sum(times) if status == "ok" else d["total_s"], d["completed"], ";".join("%.3f" % t for t in times), status))
 PY
 )"
-  echo "$mode,$run,$row" >> "$RESULTS/small_window.csv"
+  echo "$mode,$SW_RTT,$run,$row" >> "$RESULTS/small_window.csv"
   progress "  $mode run $run: 3 x 3 MiB in $(cut -d, -f1 <<< "$row") s ($(cut -d, -f4 <<< "$row"))"
 }
 
@@ -404,7 +407,7 @@ PY
 )"
   local conns=$((conns_after - conns_before))
   IFS=, read -r req done total p50 p99 packets status <<< "$row"
-  echo "$mode,$req,$done,$total,$p50,$p99,$conns,$packets,$status" >> "$RESULTS/transactions.csv"
+  echo "$mode,$TX_RTT,$TX_CONCURRENCY,$req,$done,$total,$p50,$p99,$conns,$packets,$status" >> "$RESULTS/transactions.csv"
   progress "  $mode: $done/$req in ${total} s, p50 ${p50} s, p99 ${p99} s, server connections $conns, WAN packets $packets ($status)"
 }
 
@@ -737,8 +740,8 @@ ENV
 # --out into an earlier results folder adds rows (e.g. a mode measured later) to its tables.
 header() { [ -s "$RESULTS/$1" ] || echo "$2" > "$RESULTS/$1"; }
 header bulk.csv "mode,rtt_ms,loss_pct,mbit_s,seconds,bytes,capped,status"
-header small_window.csv "mode,run,total_s,completed,download_s,status"
-header transactions.csv "mode,requests,completed,total_s,p50_s,p99_s,server_connections,wan_packets,status"
+header small_window.csv "mode,rtt_ms,run,total_s,completed,download_s,status"
+header transactions.csv "mode,rtt_ms,concurrency,requests,completed,total_s,p50_s,p99_s,server_connections,wan_packets,status"
 header efficiency.csv "mode,mbit_s,seconds,bytes,relay_cpu_s,cpu_s_per_gb,status"
 header many_flows.csv "mode,flows,held,client_sockets,errors,branch_idle_mib,branch_holding_mib,branch_after_mib,branch_kib_per_flow,branch_after_vs_idle_pct,dc_idle_mib,dc_holding_mib,dc_after_mib,dc_kib_per_flow,dc_after_vs_idle_pct,status"
 header flow_rate.csv "mode,phase,rtt_ms,started,completed,errors,flows_per_s,setup_p50_ms,setup_p99_ms,flow_p50_ms,flow_p99_ms,node_cpu_ms_per_flow,node_loops_cpu_ms_per_flow,node_jit_cpu_ms_per_flow,node_gc_cpu_ms_per_flow,endpoints_cpu_ms_per_flow,branch_cpu_ms_per_flow,dc_cpu_ms_per_flow,client_cpu_ms_per_flow,server_cpu_ms_per_flow,status"

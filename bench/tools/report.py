@@ -12,8 +12,8 @@ import sys
 import targets9
 
 LINK_MBIT = 250.0
-SW_RTT_S, SW_SIZE = 0.2, 3 * 1024 * 1024
-TX_RTT_S, TX_SIZE, TX_CONCURRENCY = 0.1, 256 * 1024, 23
+SW_SIZE = 3 * 1024 * 1024
+TX_RTT_MS, TX_SIZE, TX_CONCURRENCY = 100.0, 256 * 1024, 23
 MODE_ORDER = ["direct", "tcpopt", "tcpopt-nolink", "haproxy", "kcptun"]
 
 
@@ -129,9 +129,9 @@ def small_window_section(folder, out):
     rows = read(folder, "small_window.csv")
     if not rows:
         return
-    per_download_floor = SW_RTT_S + link_seconds(SW_SIZE)
-    out.append("## 2. Small-window client (no window scaling, 3 x 3 MiB per run over one connection, %d ms RTT)\n"
-               % (SW_RTT_S * 1000))
+    per_download_floor = targets9.small_window_floor(rows[0])
+    out.append("## 2. Small-window client (no window scaling, 3 x 3 MiB per run over one connection, %.0f ms RTT)\n"
+               % float(rows[0].get("rtt_ms") or targets9.SW_RTT_MS))
     out.append("Floor per download: RTT + 3 MiB at link rate = %.3f s; per run of 3: %.2f s.\n"
                % (per_download_floor, 3 * per_download_floor))
     out.append("| mode | runs (s) | downloads done | total s | floor s | total / floor | KB/s |")
@@ -149,15 +149,26 @@ def small_window_section(folder, out):
     out.append("\nTarget: tcpopt within 120% of the floor.\n")
 
 
+def transactions_shape(r):
+    """RTT (ms) and concurrency of a transactions.csv row; rows without them ran at TX_RTT_MS and TX_CONCURRENCY."""
+    return float(r.get("rtt_ms") or TX_RTT_MS), int(r.get("concurrency") or TX_CONCURRENCY)
+
+
+def transactions_p50_target(r):
+    rtt_ms, concurrency = transactions_shape(r)
+    return 1.3 * (rtt_ms / 1000 + link_seconds(concurrency * TX_SIZE))
+
+
 def transactions_section(folder, out):
     rows = read(folder, "transactions.csv")
     if not rows:
         return
-    out.append("## 3. Short transactions (256 KiB each, a new connection each, concurrency %d, %d ms RTT)\n"
-               % (TX_CONCURRENCY, TX_RTT_S * 1000))
-    p50_target = 1.3 * (TX_RTT_S + link_seconds(TX_CONCURRENCY * TX_SIZE))
-    out.append("Floor for all: N x 256 KiB at link rate; p50 target: 130%% of (RTT + 23 x 256 KiB at link rate) = %.3f s.\n"
-               % p50_target)
+    rtt_ms, concurrency = transactions_shape(rows[0])
+    out.append("## 3. Short transactions (256 KiB each, a new connection each, concurrency %d, %.0f ms RTT)\n"
+               % (concurrency, rtt_ms))
+    p50_target = transactions_p50_target(rows[0])
+    out.append("Floor for all: N x 256 KiB at link rate; p50 target: 130%% of (RTT + %d x 256 KiB at link rate) = %.3f s.\n"
+               % (concurrency, p50_target))
     out.append("| mode | completed | total s | floor s | total / floor | p50 s | p99 s | server connections | WAN packets |")
     out.append("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
@@ -211,7 +222,7 @@ def targets_section(folder, out):
     if sw:
         done = sum(int(r["completed"]) for r in sw)
         total = sum(float(r["total_s"]) for r in sw)
-        floor = done * (SW_RTT_S + link_seconds(SW_SIZE))
+        floor = sum(int(r["completed"]) * targets9.small_window_floor(r) for r in sw)
         ratio = total / floor if floor else float("inf")
         lines.append("| small window: within 120%% of the floor | %s (%.0f%% of the floor) |" % ("met" if ratio <= 1.2 and done == 3 * len(sw) else "missed", 100 * ratio))
     tx = [r for r in read(folder, "transactions.csv") if r["mode"] == "tcpopt"]
@@ -219,7 +230,7 @@ def targets_section(folder, out):
         floor = int(r["requests"]) * link_seconds(TX_SIZE)
         ratio = float(r["total_s"]) / floor
         lines.append("| transactions: all within 115%% of the floor | %s (%.0f%%) |" % ("met" if ratio <= 1.15 and r["status"] == "ok" else "missed", 100 * ratio))
-        p50_target = 1.3 * (TX_RTT_S + link_seconds(TX_CONCURRENCY * TX_SIZE))
+        p50_target = transactions_p50_target(r)
         lines.append("| transactions: p50 within %.3f s | %s (p50 %s s) |" % (p50_target, "met" if float(r["p50_s"]) <= p50_target else "missed", r["p50_s"]))
     out.append("## Targets (issue 5) for tcpopt\n")
     out.append("| target | result |")

@@ -4,14 +4,14 @@ value that decided it. Used by report.py (results.md, targets9.csv); reported, n
 
 Floors and ceilings:
   goodput ceiling  = link rate x 1448/1500 (TCP payload per 1500-byte IP packet with timestamps)
-  small window     = per download: RTT + size at the link rate (timed from the request)
+  small window     = per download: the row's RTT + size at the link rate (timed from the request)
   transactions     = all of them: completed x size at the link rate
 """
 from collections import namedtuple
 
 PAYLOAD_SHARE = 1448.0 / 1500.0
 LINK_MBIT = 250.0
-SW_RTT_S, SW_SIZE = 0.2, 3 * 1024 * 1024
+SW_RTT_MS, SW_SIZE = 200.0, 3 * 1024 * 1024
 TX_SIZE = 256 * 1024
 
 Target = namedtuple("Target", "name verdict value")
@@ -24,6 +24,11 @@ def ceiling(link_mbit):
 
 def link_seconds(size_bytes, link_mbit=LINK_MBIT):
     return size_bytes * 8 / (link_mbit * 1e6)
+
+
+def small_window_floor(r):
+    """One download's floor for a small_window.csv row: its RTT (rows without one ran at SW_RTT_MS) + the size."""
+    return float(r.get("rtt_ms") or SW_RTT_MS) / 1000 + link_seconds(SW_SIZE)
 
 
 def _row_name(r):
@@ -117,18 +122,18 @@ def small_window_targets(small_window, mode):
     runs = [r for r in small_window if r["mode"] == mode]
     if not runs:
         return [Target(name, NOT_MEASURED, "no run")]
-    floor = SW_RTT_S + link_seconds(SW_SIZE)
     firsts, later = [], []
     for r in runs:
-        times = [float(t) for t in r["download_s"].split(";") if t]
+        times = [float(t) / small_window_floor(r) for t in r["download_s"].split(";") if t]
         firsts += times[:1]
         later += times[1:]
     missing = sum(3 - len([t for t in r["download_s"].split(";") if t]) for r in runs)
-    worst_first = max(firsts) / floor if firsts else None
-    worst_later = max(later) / floor if later else None
-    ok = missing == 0 and all(t <= 1.2 * floor for t in firsts + later)
-    value = "floor %.3f s; first downloads up to %s, later ones up to %s%s" % (
-        floor, "%.2fx" % worst_first if worst_first else "-", "%.2fx" % worst_later if worst_later else "-",
+    worst_first = max(firsts) if firsts else None
+    worst_later = max(later) if later else None
+    ok = missing == 0 and all(t <= 1.2 for t in firsts + later)
+    floors = sorted({"%.3f" % small_window_floor(r) for r in runs})
+    value = "floor %s s; first downloads up to %s, later ones up to %s%s" % (
+        "/".join(floors), "%.2fx" % worst_first if worst_first else "-", "%.2fx" % worst_later if worst_later else "-",
         "; %d downloads not done" % missing if missing else "")
     return [Target(name, _verdict(ok), value)]
 

@@ -100,6 +100,34 @@ class Issue9TargetsTest {
     assertTrue(md.contains("1 downloads not done"), md);
   }
 
+  @Test
+  void smallWindowAndTransactionsAreJudgedAtTheRttTheirRowsRecord() throws Exception {
+    write("bulk9.csv", """
+        mode,link_mbit,rtt_ms,loss_pct,mbit_s,seconds,bytes,capped,status
+        tcpopt,250,150,0,238.0,14.1,419430400,0,ok
+        """);
+    // SW_RTT=100: floor 0.1 + 0.1007 = 0.2007 s, 1.2x = 0.2408; at the default 200 ms 0.25 s would pass
+    write("small_window.csv", """
+        mode,rtt_ms,run,total_s,completed,download_s,status
+        tcpopt,100,1,0.70,3,0.250;0.200;0.200,ok
+        """);
+    // TX_RTT=300, TX_CONCURRENCY=10: p50 target 1.3 x (0.3 + 10 x 256 KiB at 250 Mbit/s) = 0.499 s
+    write("transactions.csv", """
+        mode,rtt_ms,concurrency,requests,completed,total_s,p50_s,p99_s,server_connections,wan_packets,status
+        tcpopt,300,10,600,600,5.50,0.4500,0.6000,600,1000,ok
+        """);
+
+    Map<String, String> verdicts = report();
+
+    assertEquals("missed", verdicts.get("small window: every download, a connection's first included, within 1.2x its floor"),
+        "0.250 s is 1.25x the 0.2007 s floor at 100 ms");
+    assertEquals("met", verdicts.get("transactions: all within 1.15x their floor"));
+    String md = Files.readString(results.resolve("results.md"));
+    assertTrue(md.contains("3 x 3 MiB per run over one connection, 100 ms RTT"), md);
+    assertTrue(md.contains("concurrency 10, 300 ms RTT"), md);
+    assertTrue(md.contains("130% of (RTT + 10 x 256 KiB at link rate) = 0.499 s"), md);
+  }
+
   private void write(String name, String text) throws IOException {
     Files.writeString(results.resolve(name), text, StandardCharsets.UTF_8);
   }

@@ -448,9 +448,11 @@ link_to() { # link_to MODE RTT LOSS [MBIT]
   LAST_RTT="$2"
 }
 
-bulk9_run() { # bulk9_run MODE MBIT RTT LOSS -> bulk9.csv
-  local mode="$1" mbit="$2" rtt="$3" loss="$4" row
-  row="$(iperf_bulk "$mode" "$RESULTS/logs/bulk9-$mode-${mbit}mbit-rtt$rtt-loss$loss.json" "$BULK9_CAP" "$BULK9_BYTES" \
+bulk9_run() { # bulk9_run MODE MBIT RTT LOSS -> bulk9.csv; a row repeated in BULK9_ROWS keeps each log (-2, -3, ...)
+  local mode="$1" mbit="$2" rtt="$3" loss="$4" row json n=1
+  json="$RESULTS/logs/bulk9-$mode-${mbit}mbit-rtt$rtt-loss$loss.json"
+  while [ -e "$json" ]; do n=$((n + 1)); json="$RESULTS/logs/bulk9-$mode-${mbit}mbit-rtt$rtt-loss$loss-$n.json"; done
+  row="$(iperf_bulk "$mode" "$json" "$BULK9_CAP" "$BULK9_BYTES" \
     "$BULK9_FLOWS" "$BULK9_DIRECTION")"
   echo "$mode,$mbit,$rtt,$loss,$row" >> "$RESULTS/bulk9.csv"
   progress "  $mode ${mbit} Mbit/s rtt=${rtt}ms loss=${loss}%: $(cut -d, -f1 <<< "$row") Mbit/s in $(cut -d, -f2 <<< "$row") s ($(cut -d, -f5 <<< "$row"))"

@@ -193,8 +193,9 @@ public final class ServiceNode implements AutoCloseable {
       upCounter(peer.name());
       pool.start();
     }
-    log.info("service node {} (site {}) up: WAN {}, {} peer(s), {} listener(s), {}", config.nodeName(), config.site(), wanAddress(),
-        pools.size(), listeners.size(), NettyTransport.isEpoll() ? "epoll" : "nio");
+    log.info("service node {} (site {}) up: WAN {}, {} peer(s) ({} dialled, {} accepted), {} listener(s), {}", config.nodeName(), config.site(),
+        wanAddress(), config.peers().size(), pools.size(), config.peers().size() - pools.size(), listeners.size(),
+        NettyTransport.isEpoll() ? "epoll" : "nio");
   }
 
   private void bindWan(SslContext serverTls) throws InterruptedException {

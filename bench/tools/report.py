@@ -11,9 +11,8 @@ import sys
 
 import targets9
 
-LINK_MBIT = 250.0
-SW_SIZE = 3 * 1024 * 1024
-TX_SIZE = targets9.TX_SIZE
+LINK_MBIT, SW_SIZE, TX_SIZE = targets9.LINK_MBIT, targets9.SW_SIZE, targets9.TX_SIZE
+link_seconds = targets9.link_seconds
 MODE_ORDER = ["direct", "tcpopt", "tcpopt-nolink", "haproxy", "kcptun"]
 
 
@@ -32,10 +31,6 @@ def modes_in(rows):
 
 def fmt(value, digits=1):
     return "-" if value is None else ("%.*f" % (digits, value))
-
-
-def link_seconds(size_bytes):
-    return size_bytes * 8 / (LINK_MBIT * 1e6)
 
 
 def bulk_section(folder, out):
